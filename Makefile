@@ -1,0 +1,48 @@
+# The front door: `make run ARGS='...'` and `make test`. Both install missing system packages first.
+BUILD ?= build
+JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+
+.PHONY: all build run test unit asan fuzz bench deps deps-test clean
+
+all: build
+
+deps:
+	@scripts/deps.sh build
+
+deps-test:
+	@scripts/deps.sh test
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	$(BUILD)/blaude $(ARGS)
+
+# Every test: unit and integration (real ptys, tmux, bwrap, Xvfb, asciinema), warnings as errors,
+# then the same suite's unit part under ASan/UBSan, then each fuzz target briefly.
+test: deps-test
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLAUDE_WERROR=ON $(CMAKE_FLAGS) >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j 2
+	$(MAKE) --no-print-directory asan
+	$(MAKE) --no-print-directory fuzz
+
+asan: deps-test
+	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DBLAUDE_WERROR=ON -DBLAUDE_SANITIZE=ON >/dev/null
+	cmake --build $(BUILD)-asan -j $(JOBS)
+	cd $(BUILD)-asan && ctest --output-on-failure -j 2
+
+fuzz: deps-test
+	CC=clang CXX=clang++ cmake -S . -B $(BUILD)-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLAUDE_FUZZ=ON >/dev/null
+	cmake --build $(BUILD)-fuzz -j $(JOBS)
+	@scripts/run-fuzzers.sh $(BUILD)-fuzz
+
+bench: build
+	$(BUILD)/ptybench --blaude $(BUILD)/blaude
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-fuzz

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs the system packages blaude needs to build (and, with `test`, to run its tests).
+# apt-get as root, else through sudo, else prints the exact command and stops. dnf on Fedora.
+# Usage: scripts/deps.sh build|test
+set -euo pipefail
+what=${1:-build}
+
+deb_build=(g++ cmake make pkg-config libuv1-dev libcli11-dev libutf8proc-dev libspdlog-dev
+           nlohmann-json3-dev libssl-dev catch2 bubblewrap)
+deb_test=(tmux xclip xsel xvfb asciinema util-linux procps clang libclang-rt-14-dev nodejs npm
+          python3 xauth)
+rpm_build=(gcc-c++ cmake make pkgconf-pkg-config libuv-devel cli11-devel utf8proc-devel spdlog-devel
+           json-devel openssl-devel catch2-devel bubblewrap)
+rpm_test=(tmux xclip xsel xorg-x11-server-Xvfb asciinema util-linux procps-ng clang compiler-rt
+          nodejs npm python3)
+
+run_as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo "$@"
+  elif command -v sudo >/dev/null 2>&1 && [ -t 0 ]; then sudo "$@"
+  else
+    echo "blaude: missing system packages; install them with:" >&2
+    echo "  sudo $*" >&2
+    exit 1
+  fi
+}
+
+if command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  pkgs=("${deb_build[@]}")
+  [ "$what" = test ] && pkgs+=("${deb_test[@]}")
+  missing=()
+  for p in "${pkgs[@]}"; do
+    # libclang-rt-14-dev only exists where clang 14 is the default (Debian 12); skip elsewhere.
+    if [ "$p" = libclang-rt-14-dev ] && ! apt-cache show "$p" >/dev/null 2>&1; then continue; fi
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && exit 0
+  echo "blaude: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  run_as_root apt-get update -q >/dev/null
+  run_as_root apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+elif command -v dnf >/dev/null 2>&1; then
+  pkgs=("${rpm_build[@]}")
+  [ "$what" = test ] && pkgs+=("${rpm_test[@]}")
+  missing=()
+  for p in "${pkgs[@]}"; do rpm -q "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && exit 0
+  run_as_root dnf install -y "${missing[@]}"
+else
+  echo "blaude: unknown package manager; install by hand: ${deb_build[*]}" >&2
+  exit 1
+fi

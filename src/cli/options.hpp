@@ -1,0 +1,58 @@
+// Everything the user asked for on the command line, as plain values (no I/O, no host facts).
+#pragma once
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace blaude::cli {
+
+struct Mount {
+  std::string path;  // as given (absolute or relative, ~ expanded by the shell)
+  bool rw = false;   // PATH:rw
+};
+
+enum class Action {
+  Run,          // the normal case: run claude (or --exec CMD) in the sandbox
+  Help,         // --help
+  Version,      // --version
+  FixApparmor,  // fix-apparmor
+  Doctor,       // doctor
+  HostBypass,   // update / install / install-github-app: claude on the host, unsandboxed
+};
+
+struct Options {
+  Action action = Action::Run;
+
+  std::vector<std::string> claude_args;  // everything blaude does not know, in order
+  std::vector<std::string> exec;         // --exec CMD ARGS... (empty: run claude)
+
+  std::vector<std::pair<std::string, std::string>> env;  // --env KEY=VALUE, in order
+  std::vector<Mount> mounts;                              // -m/--mount
+
+  bool git = false;
+  bool ssh = false;
+  bool aws = false;
+  bool no_network = false;
+  bool keyring = false;
+  bool remote_control = false;
+  bool keep_env = false;
+  bool chic = false;
+  bool tmp = false;
+  bool clear_tmp = false;
+  bool allow_protected_writes = false;
+  bool debug = false;
+  bool dry_run = false;
+  bool no_clipboard = false;
+  bool no_sandbox = false;
+  bool no_asciinema = false;
+  bool trust_policy = false;
+  bool print_policy = false;
+};
+
+// A usage error: main prints "blaude: <message>" and a hint line, exits 2.
+struct UsageError {
+  std::string message;
+};
+
+}  // namespace blaude::cli

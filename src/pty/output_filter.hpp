@@ -1,0 +1,23 @@
+// A stage on the child→terminal byte path (the OSC 52 scanner is one). It may hold back the
+// start of a possible sequence at a read boundary, but only until a deadline it reports.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace blaude::pty {
+
+class OutputFilter {
+public:
+  virtual ~OutputFilter() = default;
+  // Appends to `out` the bytes to show now. `now_ms` is the loop's clock.
+  virtual void feed(std::string_view in, uint64_t now_ms, std::string& out) = 0;
+  // Called at or after next_deadline_ms(): releases or drops held bytes that waited too long.
+  virtual void tick(uint64_t now_ms, std::string& out) = 0;
+  // Absolute loop time (ms) at which tick() must run, or -1 when nothing is held.
+  virtual int64_t next_deadline_ms() const = 0;
+  // End of output: release whatever is held that should be shown.
+  virtual void finish(std::string& out) = 0;
+};
+
+}  // namespace blaude::pty

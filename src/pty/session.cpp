@@ -1,0 +1,478 @@
+#include "pty/session.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <vector>
+
+#include "pty/byte_queue.hpp"
+#include "pty/signal_pipe.hpp"
+
+namespace blaude::pty {
+
+namespace {
+
+constexpr uint64_t kTickMs = 20;
+
+// The session's whole state. Handles live inside it, so it must not move once started.
+class Session {
+public:
+  explicit Session(SessionConfig cfg)
+      : cfg_(std::move(cfg)),
+        lim_(cfg_.limits),
+        out_q_(lim_.out_capacity),
+        in_q_(lim_.in_capacity),
+        read_buf_(lim_.read_chunk),
+        sigs_(*cfg_.signals) {}
+
+  int run();
+
+private:
+  // --- setup and teardown
+  void start_handles();
+  void close_handles();
+  void share_flags(bool session_active);
+
+  // --- byte paths
+  void on_master(int events);
+  void on_term(int events);
+  void read_master();
+  void write_master();
+  void read_term();
+  void write_term();
+  void enqueue_output(std::string_view s);
+  void update_polls();
+
+  // --- lifecycle
+  void on_signals();
+  void reap();
+  void on_tick();
+  void filter_tick();
+  void schedule_filter();
+  void stop_master();
+  void maybe_finish();
+  void sync_size(bool force);
+  void suspend_self();
+
+  size_t out_load() const { return out_q_.size() + pending_.size(); }
+
+  SessionConfig cfg_;
+  SessionLimits lim_;
+  uv_loop_t loop_{};
+  uv_poll_t master_poll_{}, in_poll_{}, out_poll_{}, sig_poll_{};
+  uv_signal_t chld_{};
+  uv_timer_t tick_{}, filter_timer_{}, size_timer_{};
+  bool split_term_ = false;  // terminal in and out are different fds
+
+  ByteQueue out_q_, in_q_;
+  std::string pending_;   // filter output that did not fit in out_q_
+  std::string filtered_;  // scratch for filter output
+  std::vector<char> read_buf_;
+  std::unique_ptr<OutputFilter> filter_;
+  SignalPipe& sigs_;
+
+  bool master_eof_ = false;
+  bool out_throttled_ = false;
+  bool in_throttled_ = false;
+  bool out_blocked_ = false;    // last terminal write hit EAGAIN
+  bool master_blocked_ = false; // last master write hit EAGAIN
+  bool term_in_eof_ = false;
+  bool term_out_dead_ = false;
+  bool child_done_ = false;
+  bool finishing_ = false;
+  bool closed_ = false;
+  int status_ = 0;
+  uint64_t last_master_data_ = 0;
+  uint64_t drain_active_ms_ = 0;
+  uint64_t last_flush_progress_ = 0;
+  winsize last_ws_{};
+  int in_saved_flags_ = -1, out_saved_flags_ = -1;
+  unsigned master_events_ = 0, in_events_ = 0, out_events_ = 0;
+};
+
+template <class H>
+Session* self_of(H* h) {
+  return static_cast<Session*>(h->data);
+}
+
+int Session::run() {
+  uv_loop_init(&loop_);
+  if (cfg_.make_filter) filter_ = cfg_.make_filter(&loop_);
+  share_flags(true);
+  start_handles();
+  sync_size(true);
+  reap();  // the child may be gone already
+  update_polls();
+  uv_run(&loop_, UV_RUN_DEFAULT);
+  share_flags(false);
+  uv_loop_close(&loop_);
+  return status_;
+}
+
+// Descriptors that could not be reopened privately are shared with the parent shell: make them
+// non-blocking only while the session runs (and not while blaude is stopped).
+void Session::share_flags(bool active) {
+  Endpoint& t = *cfg_.term;
+  bool in_shared = !t.owned_in && t.in_fd >= 0;
+  bool out_shared = !t.owned_out && !(t.owned_in && t.out_fd == t.in_fd) && t.out_fd >= 0;
+  if (active) {
+    if (in_shared) in_saved_flags_ = set_nonblocking(t.in_fd, true);
+    if (out_shared && t.out_fd != t.in_fd) out_saved_flags_ = set_nonblocking(t.out_fd, true);
+  } else {
+    if (in_saved_flags_ >= 0) fcntl(t.in_fd, F_SETFL, in_saved_flags_);
+    if (out_saved_flags_ >= 0) fcntl(t.out_fd, F_SETFL, out_saved_flags_);
+    in_saved_flags_ = out_saved_flags_ = -1;
+  }
+}
+
+void Session::start_handles() {
+  Endpoint& t = *cfg_.term;
+  split_term_ = t.in_fd != t.out_fd;
+
+  uv_poll_init(&loop_, &master_poll_, cfg_.master);
+  master_poll_.data = this;
+  uv_poll_init(&loop_, &in_poll_, t.in_fd);
+  in_poll_.data = this;
+  if (split_term_) {
+    uv_poll_init(&loop_, &out_poll_, t.out_fd);
+    out_poll_.data = this;
+  }
+  uv_poll_init(&loop_, &sig_poll_, sigs_.fd());
+  sig_poll_.data = this;
+  uv_poll_start(&sig_poll_, UV_READABLE, [](uv_poll_t* h, int, int) { self_of(h)->on_signals(); });
+
+  uv_signal_init(&loop_, &chld_);
+  chld_.data = this;
+  uv_signal_start(&chld_, [](uv_signal_t* h, int) { self_of(h)->reap(); }, SIGCHLD);
+
+  uv_timer_init(&loop_, &tick_);
+  tick_.data = this;
+  uv_timer_init(&loop_, &filter_timer_);
+  filter_timer_.data = this;
+  uv_timer_init(&loop_, &size_timer_);
+  size_timer_.data = this;
+  if (t.poll_size_ms > 0) {
+    uv_timer_start(&size_timer_, [](uv_timer_t* h) { self_of(h)->sync_size(false); },
+                   t.poll_size_ms, t.poll_size_ms);
+  }
+}
+
+void Session::close_handles() {
+  if (closed_) return;
+  closed_ = true;
+  auto close = [](auto* h) {
+    if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(h)))
+      uv_close(reinterpret_cast<uv_handle_t*>(h), nullptr);
+  };
+  close(&master_poll_);
+  close(&in_poll_);
+  if (split_term_) close(&out_poll_);
+  close(&sig_poll_);
+  close(&chld_);
+  close(&tick_);
+  close(&filter_timer_);
+  close(&size_timer_);
+  filter_.reset();  // lets the filter close what it opened on the loop
+}
+
+void Session::update_polls() {
+  if (closed_) return;
+  // Backpressure with hysteresis on both directions.
+  if (out_load() >= lim_.out_high) out_throttled_ = true;
+  else if (out_load() <= lim_.out_low) out_throttled_ = false;
+  if (in_q_.size() >= lim_.in_high) in_throttled_ = true;
+  else if (in_q_.size() <= lim_.in_low) in_throttled_ = false;
+
+  unsigned m = 0;
+  if (!master_eof_) {
+    if (!out_throttled_) m |= UV_READABLE;
+    if (!in_q_.empty() && master_blocked_) m |= UV_WRITABLE;
+  }
+  unsigned in = (!term_in_eof_ && !in_throttled_) ? UV_READABLE : 0;
+  unsigned out = (!term_out_dead_ && out_blocked_ && out_load() > 0) ? UV_WRITABLE : 0;
+
+  auto apply = [](uv_poll_t* h, unsigned& cur, unsigned want, uv_poll_cb cb) {
+    if (cur == want) return;
+    cur = want;
+    if (want) uv_poll_start(h, static_cast<int>(want), cb);
+    else uv_poll_stop(h);
+  };
+  apply(&master_poll_, master_events_, m,
+        [](uv_poll_t* h, int st, int ev) { self_of(h)->on_master(st < 0 ? UV_READABLE : ev); });
+  auto term_cb = [](uv_poll_t* h, int st, int ev) {
+    self_of(h)->on_term(st < 0 ? (UV_READABLE | UV_WRITABLE) : ev);
+  };
+  if (split_term_) {
+    apply(&in_poll_, in_events_, in, term_cb);
+    apply(&out_poll_, out_events_, out, term_cb);
+  } else {
+    apply(&in_poll_, in_events_, in | out, term_cb);
+  }
+}
+
+void Session::on_master(int events) {
+  if (events & UV_WRITABLE) write_master();
+  if (events & UV_READABLE) read_master();
+  update_polls();
+  maybe_finish();
+}
+
+void Session::on_term(int events) {
+  if (events & UV_WRITABLE) write_term();
+  if (events & UV_READABLE) read_term();
+  update_polls();
+  maybe_finish();
+}
+
+// Reads the master until it would block or the output queue is full, writing to the terminal
+// after each read so that a fast terminal sees bytes as soon as they exist.
+void Session::read_master() {
+  for (int rounds = 0; rounds < 16 && !master_eof_; ++rounds) {
+    if (out_load() >= lim_.out_high) break;
+    ssize_t n;
+    if (filter_) {
+      n = read(cfg_.master, read_buf_.data(), read_buf_.size());
+    } else {
+      size_t len;
+      char* p = out_q_.tail_space(len);
+      if (len == 0) break;
+      n = read(cfg_.master, p, len < lim_.read_chunk ? len : lim_.read_chunk);
+      if (n > 0) out_q_.commit(static_cast<size_t>(n));
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) break;
+    if (n <= 0) {  // EIO: every slave holder is gone (Linux); 0: EOF elsewhere
+      stop_master();
+      break;
+    }
+    last_master_data_ = uv_now(&loop_);
+    if (filter_) {
+      filtered_.clear();
+      filter_->feed(std::string_view(read_buf_.data(), static_cast<size_t>(n)), uv_now(&loop_),
+                    filtered_);
+      enqueue_output(filtered_);
+      schedule_filter();
+    }
+    write_term();
+    if (out_blocked_) break;
+  }
+}
+
+void Session::enqueue_output(std::string_view s) {
+  if (!pending_.empty()) {
+    pending_.append(s);
+    return;
+  }
+  size_t n = out_q_.append(s);
+  if (n < s.size()) pending_.append(s.substr(n));
+}
+
+void Session::write_term() {
+  if (term_out_dead_) {
+    out_q_.consume(out_q_.size());
+    pending_.clear();
+    return;
+  }
+  while (out_load() > 0) {
+    if (out_q_.empty()) {
+      size_t n = out_q_.append(pending_);
+      pending_.erase(0, n);
+    }
+    ssize_t n = write(cfg_.term->out_fd, out_q_.data(), out_q_.size());
+    if (n > 0) {
+      out_q_.consume(static_cast<size_t>(n));
+      last_flush_progress_ = uv_now(&loop_);
+      out_blocked_ = false;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) {
+      out_blocked_ = true;
+      return;
+    }
+    spdlog::info("terminal output closed ({}); discarding the rest of the output", strerror(errno));
+    term_out_dead_ = true;
+    out_q_.consume(out_q_.size());
+    pending_.clear();
+    return;
+  }
+  out_blocked_ = false;
+}
+
+void Session::read_term() {
+  while (in_q_.size() < lim_.in_high) {
+    size_t len;
+    char* p = in_q_.tail_space(len);
+    if (len == 0) break;
+    ssize_t n = read(cfg_.term->in_fd, p, len);
+    if (n > 0) {
+      in_q_.commit(static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) break;
+    spdlog::info("terminal input ended ({})", n == 0 ? "EOF" : strerror(errno));
+    term_in_eof_ = true;
+    break;
+  }
+  write_master();
+}
+
+void Session::write_master() {
+  while (!in_q_.empty() && !master_eof_) {
+    ssize_t n = write(cfg_.master, in_q_.data(), in_q_.size());
+    if (n > 0) {
+      in_q_.consume(static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) {
+      master_blocked_ = true;
+      return;
+    }
+    in_q_.consume(in_q_.size());  // the child side is gone: input has nowhere to go
+    break;
+  }
+  master_blocked_ = false;
+}
+
+void Session::stop_master() {
+  if (master_eof_) return;
+  master_eof_ = true;
+  if (filter_) {
+    filtered_.clear();
+    filter_->finish(filtered_);
+    enqueue_output(filtered_);
+    uv_timer_stop(&filter_timer_);
+  }
+  in_q_.consume(in_q_.size());
+  write_term();
+}
+
+void Session::schedule_filter() {
+  int64_t deadline = filter_->next_deadline_ms();
+  if (deadline < 0) {
+    uv_timer_stop(&filter_timer_);
+    return;
+  }
+  uint64_t now = uv_now(&loop_);
+  uint64_t wait = static_cast<uint64_t>(deadline) > now ? static_cast<uint64_t>(deadline) - now : 0;
+  uv_timer_start(&filter_timer_, [](uv_timer_t* h) { self_of(h)->filter_tick(); }, wait, 0);
+}
+
+void Session::filter_tick() {
+  if (!filter_ || master_eof_) return;
+  filtered_.clear();
+  filter_->tick(uv_now(&loop_), filtered_);
+  enqueue_output(filtered_);
+  write_term();
+  schedule_filter();
+  update_polls();
+}
+
+void Session::on_signals() {
+  for (const SignalEvent& ev : sigs_.drain()) {
+    switch (ev.signo) {
+      case SIGWINCH:
+        sync_size(false);
+        break;
+      case SIGTSTP:
+        suspend_self();
+        break;
+      case SIGCONT:
+        if (cfg_.modes) cfg_.modes->make_raw();
+        sync_size(true);
+        break;
+      default: {
+        // Signals sent to blaude belong to the program in the foreground of the child's pty.
+        pid_t pg = tcgetpgrp(cfg_.master);
+        spdlog::debug("forwarding signal {} to {}", ev.signo, pg > 0 ? -pg : cfg_.child);
+        if (pg <= 0 || kill(-pg, ev.signo) != 0) kill(cfg_.child, ev.signo);
+      }
+    }
+  }
+}
+
+void Session::suspend_self() {
+  spdlog::debug("suspending (SIGTSTP)");
+  if (cfg_.modes) cfg_.modes->restore();
+  share_flags(false);
+  kill(getpid(), SIGSTOP);
+  // Continued.
+  share_flags(true);
+  if (cfg_.modes) cfg_.modes->make_raw();
+  sync_size(true);
+}
+
+void Session::sync_size(bool force) {
+  winsize ws{};
+  if (!get_winsize(cfg_.term->size_fd, ws)) return;
+  if (!force && ws.ws_row == last_ws_.ws_row && ws.ws_col == last_ws_.ws_col &&
+      ws.ws_xpixel == last_ws_.ws_xpixel && ws.ws_ypixel == last_ws_.ws_ypixel)
+    return;
+  last_ws_ = ws;
+  ioctl(cfg_.master, TIOCSWINSZ, &ws);  // the kernel sends SIGWINCH to the child's foreground
+}
+
+void Session::reap() {
+  if (child_done_) return;
+  int st;
+  pid_t r = waitpid(cfg_.child, &st, WNOHANG);
+  if (r != cfg_.child) return;
+  child_done_ = true;
+  status_ = st;
+  spdlog::debug("child {} ended, status {:#x}", cfg_.child, st);
+  last_master_data_ = uv_now(&loop_);
+  uv_timer_start(&tick_, [](uv_timer_t* h) { self_of(h)->on_tick(); }, kTickMs, kTickMs);
+  maybe_finish();
+}
+
+// After the child is gone: stop reading the master once it is idle (a background process may
+// hold the slave open forever), and give up on a terminal that accepts nothing for too long.
+void Session::on_tick() {
+  uint64_t now = uv_now(&loop_);
+  if (!master_eof_) {
+    if (out_throttled_ || !pending_.empty()) {
+      last_master_data_ = now;  // we are not reading because the terminal is slow
+    } else {
+      drain_active_ms_ += kTickMs;
+      if (now - last_master_data_ >= lim_.drain_idle_ms || drain_active_ms_ >= lim_.drain_max_ms) {
+        spdlog::debug("master still open after the child ended; stopping the drain");
+        stop_master();
+      }
+    }
+    if (last_flush_progress_ == 0) last_flush_progress_ = now;
+  }
+  if (master_eof_ && out_load() > 0 && now - last_flush_progress_ >= lim_.flush_stall_ms) {
+    spdlog::warn("terminal accepted nothing for {} ms; dropping {} bytes", lim_.flush_stall_ms,
+                 out_load());
+    term_out_dead_ = true;
+    write_term();
+  }
+  update_polls();
+  maybe_finish();
+}
+
+void Session::maybe_finish() {
+  if (!child_done_ || !master_eof_) return;
+  if (!finishing_) {
+    finishing_ = true;
+    last_flush_progress_ = uv_now(&loop_);
+  }
+  if (out_load() > 0 && !term_out_dead_) return;
+  close_handles();
+}
+
+}  // namespace
+
+int run_session(SessionConfig cfg) {
+  auto s = std::make_unique<Session>(std::move(cfg));
+  return s->run();
+}
+
+}  // namespace blaude::pty

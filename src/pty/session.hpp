@@ -1,0 +1,45 @@
+// The interactive session: one libuv loop moving bytes between the user's terminal and the
+// child's pty master, copying window sizes, forwarding signals, and draining at the end.
+#pragma once
+#include <sys/types.h>
+#include <uv.h>
+
+#include <functional>
+#include <memory>
+
+#include "pty/output_filter.hpp"
+#include "pty/signal_pipe.hpp"
+#include "pty/terminal.hpp"
+
+namespace blaude::pty {
+
+struct SessionLimits {
+  size_t out_capacity = 256 * 1024;  // child → terminal queue
+  size_t out_high = 192 * 1024;      // stop reading the master at this many queued bytes
+  size_t out_low = 64 * 1024;        // resume reading below this
+  size_t in_capacity = 64 * 1024;    // terminal → child queue
+  size_t in_high = 48 * 1024;
+  size_t in_low = 16 * 1024;
+  size_t read_chunk = 64 * 1024;
+  uint64_t drain_idle_ms = 100;   // after the child exits: stop when the master is idle this long
+  uint64_t drain_max_ms = 3000;   // ... or after this long in total
+  uint64_t flush_stall_ms = 5000; // give up flushing to a terminal that accepts nothing this long
+};
+
+using FilterFactory = std::function<std::unique_ptr<OutputFilter>(uv_loop_t*)>;
+
+struct SessionConfig {
+  Endpoint* term = nullptr;         // the user's terminal (already raw)
+  TerminalModes* modes = nullptr;   // to restore on Ctrl-Z of blaude and re-raw on SIGCONT
+  pid_t child = -1;
+  int master = -1;                  // non-blocking pty master
+  FilterFactory make_filter;        // optional
+  SignalPipe* signals = nullptr;    // WINCH TERM HUP INT QUIT USR1 USR2 TSTP CONT, installed
+  SessionLimits limits;
+};
+
+// Runs until the child has exited and its output has been drained and flushed.
+// Returns the child's wait status.
+int run_session(SessionConfig cfg);
+
+}  // namespace blaude::pty

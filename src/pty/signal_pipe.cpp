@@ -1,0 +1,62 @@
+#include "pty/signal_pipe.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace blaude::pty {
+
+namespace {
+int g_write_fd = -1;
+
+void on_signal(int signo, siginfo_t* info, void*) {
+  int saved = errno;
+  SignalEvent ev{signo, info ? info->si_code : 0, info ? info->si_pid : 0};
+  if (g_write_fd >= 0) {
+    ssize_t n = write(g_write_fd, &ev, sizeof ev);  // a full pipe drops the event: fine
+    (void)n;
+  }
+  errno = saved;
+}
+}  // namespace
+
+SignalPipe::SignalPipe(std::initializer_list<int> signals) {
+  int p[2];
+  if (pipe2(p, O_CLOEXEC | O_NONBLOCK) == 0) {
+    read_.reset(p[0]);
+    write_.reset(p[1]);
+  }
+  g_write_fd = write_.get();
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  for (int s : signals) {
+    struct sigaction old;
+    if (sigaction(s, &sa, &old) == 0) old_.emplace_back(s, old);
+  }
+}
+
+SignalPipe::~SignalPipe() {
+  for (auto& [s, old] : old_) sigaction(s, &old, nullptr);
+  g_write_fd = -1;
+}
+
+std::vector<SignalEvent> SignalPipe::drain() {
+  std::vector<SignalEvent> out;
+  SignalEvent ev;
+  while (read(read_.get(), &ev, sizeof ev) == static_cast<ssize_t>(sizeof ev)) out.push_back(ev);
+  return out;
+}
+
+void SignalPipe::wait() const {
+  pollfd p{read_.get(), POLLIN, 0};
+  while (poll(&p, 1, -1) < 0 && errno == EINTR) {
+  }
+}
+
+}  // namespace blaude::pty

@@ -1,0 +1,46 @@
+// Starting the child: on a new pty (own session, pty slave as controlling terminal) or on
+// blaude's own stdio (pipes mode). uv_spawn cannot make a controlling terminal, so this forks.
+#pragma once
+#include <sys/types.h>
+#include <termios.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/unique_fd.hpp"
+
+struct winsize;
+
+namespace blaude::pty {
+
+struct Command {
+  std::vector<std::string> argv;                // argv[0] is looked up on PATH
+  std::optional<std::vector<std::string>> env;  // KEY=VALUE list; nullopt = blaude's environ
+  std::vector<int> keep_fds;  // extra descriptors the child keeps at the same numbers (>= 3)
+};
+
+// Where argv[0] resolves with this PATH, or why it cannot run.
+struct Resolved {
+  std::string path;      // set on success
+  int exit_code = 0;     // 127 not found, 126 not executable
+  std::string message;   // "CMD: command not found"
+};
+Resolved resolve_command(const std::string& name, const std::string& path_env);
+
+struct Child {
+  pid_t pid = -1;
+  UniqueFd master;  // pty mode only; non-blocking, close-on-exec
+  int exec_errno = 0;  // nonzero: the child could not exec (it has exited with 126/127)
+};
+
+// Pty mode: the slave gets `modes` (the user's terminal's saved modes) and `size`.
+Child spawn_on_pty(const std::string& path, const Command& cmd, const termios* modes,
+                   const winsize* size);
+// Pipes mode: the child inherits blaude's stdio and process group.
+Child spawn_plain(const std::string& path, const Command& cmd);
+
+// The shell convention: 128+N for death by signal N, else the exit code.
+int exit_code_from_status(int status);
+
+}  // namespace blaude::pty

@@ -1,0 +1,119 @@
+#include "pty/supervisor.hpp"
+
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "pty/signal_pipe.hpp"
+
+namespace blaude::pty {
+
+namespace {
+
+std::string path_of(const Command& cmd) {
+  if (cmd.env) {
+    for (const auto& kv : *cmd.env)
+      if (kv.rfind("PATH=", 0) == 0) return kv.substr(5);
+    return "/usr/local/bin:/usr/bin:/bin";
+  }
+  const char* p = std::getenv("PATH");
+  return p ? p : "/usr/local/bin:/usr/bin:/bin";
+}
+
+int report_exec_error(const std::string& name, int err) {
+  if (err == ENOENT) {
+    std::fprintf(stderr, "blaude: %s: command not found\n", name.c_str());
+    return 127;
+  }
+  std::fprintf(stderr, "blaude: %s: %s\n", name.c_str(), std::strerror(err));
+  return 126;
+}
+
+// Pipes mode: the child shares blaude's stdio and process group, so the terminal's own
+// keyboard signals already reach it; only signals sent to blaude with kill(2) are forwarded.
+int run_plain(const std::string& path, const Command& cmd) {
+  SignalPipe sigs({SIGCHLD, SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2});
+  Child c = spawn_plain(path, cmd);
+  if (c.pid < 0) return report_exec_error(cmd.argv[0], c.exec_errno);
+  if (c.exec_errno) {
+    waitpid(c.pid, nullptr, 0);
+    return report_exec_error(cmd.argv[0], c.exec_errno);
+  }
+  for (;;) {
+    int st;
+    pid_t r = waitpid(c.pid, &st, WNOHANG);
+    if (r == c.pid) return exit_code_from_status(st);
+    if (r < 0 && errno != EINTR) return 1;
+    sigs.wait();
+    for (const SignalEvent& ev : sigs.drain()) {
+      if (ev.signo == SIGCHLD) continue;
+      bool from_keyboard = ev.code == SI_KERNEL;
+      if (from_keyboard && (ev.signo == SIGINT || ev.signo == SIGQUIT)) continue;
+      spdlog::debug("forwarding signal {} to {}", ev.signo, c.pid);
+      kill(c.pid, ev.signo);
+    }
+  }
+}
+
+int run_pty(const std::string& path, const Command& cmd, const SuperviseOptions& opts) {
+  std::optional<Endpoint> ep = opts.endpoint ? opts.endpoint() : open_endpoint(0, 1);
+  if (!ep) return run_plain(path, cmd);
+
+  TerminalModes modes;
+  if (!modes.save(ep->size_fd)) {
+    spdlog::warn("cannot read the terminal's modes ({}); running without a pty",
+                 std::strerror(errno));
+    return run_plain(path, cmd);
+  }
+  winsize ws{};
+  bool have_ws = get_winsize(ep->size_fd, ws);
+
+  // Handlers first: a signal that arrives while the child starts is queued, not fatal.
+  SignalPipe sigs({SIGWINCH, SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGTSTP, SIGCONT});
+  Child c = spawn_on_pty(path, cmd, &modes.original(), have_ws ? &ws : nullptr);
+  if (c.pid < 0 || c.exec_errno) {
+    if (c.pid > 0) waitpid(c.pid, nullptr, 0);
+    return report_exec_error(cmd.argv[0], c.exec_errno ? c.exec_errno : EIO);
+  }
+  spdlog::info("started {} (pid {}) on a pty", cmd.argv[0], c.pid);
+
+  modes.make_raw();
+  install_crash_restore(&modes);
+  SessionConfig sc;
+  sc.term = &*ep;
+  sc.modes = &modes;
+  sc.child = c.pid;
+  sc.master = c.master.get();
+  sc.make_filter = opts.make_filter;
+  sc.limits = opts.limits;
+  sc.signals = &sigs;
+  int status = run_session(std::move(sc));
+  modes.restore();
+  install_crash_restore(nullptr);
+  return exit_code_from_status(status);
+}
+
+}  // namespace
+
+int supervise(const Command& cmd, const SuperviseOptions& opts) {
+  if (cmd.argv.empty()) {
+    std::fprintf(stderr, "blaude: no command to run\n");
+    return 2;
+  }
+  Resolved r = resolve_command(cmd.argv[0], path_of(cmd));
+  if (r.exit_code) {
+    std::fprintf(stderr, "blaude: %s\n", r.message.c_str());
+    return r.exit_code;
+  }
+  bool tty = isatty(0) && isatty(1);
+  if (tty && !opts.force_pipes) return run_pty(r.path, cmd, opts);
+  return run_plain(r.path, cmd);
+}
+
+}  // namespace blaude::pty

@@ -1,0 +1,26 @@
+// Runs one command to completion the way a user expects from a terminal program: under a
+// supervised pty when blaude's stdin and stdout are terminals, on blaude's own stdio otherwise.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "pty/session.hpp"
+#include "pty/spawn.hpp"
+
+namespace blaude::pty {
+
+struct SuperviseOptions {
+  FilterFactory make_filter;  // child→terminal stage (OSC 52); pty mode only
+  // Supplies the user's terminal; default: stdin/stdout reopened privately. The asciinema guard
+  // substitutes the recorder's own terminal here.
+  std::function<std::optional<Endpoint>()> endpoint;
+  SessionLimits limits;
+  bool force_pipes = false;  // never allocate a pty
+};
+
+// Returns blaude's exit code: the child's code, 128+N for signal N, 126/127 when it cannot be
+// started (after printing "blaude: CMD: ..."), 1 on an internal failure.
+int supervise(const Command& cmd, const SuperviseOptions& opts);
+
+}  // namespace blaude::pty

@@ -1,0 +1,111 @@
+#include "pty/terminal.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace blaude::pty {
+
+int set_nonblocking(int fd, bool on) {
+  int fl = fcntl(fd, F_GETFL);
+  if (fl < 0) return -1;
+  int want = on ? (fl | O_NONBLOCK) : (fl & ~O_NONBLOCK);
+  if (want != fl) fcntl(fd, F_SETFL, want);
+  return fl;
+}
+
+static UniqueFd reopen_tty(int fd) {
+  char path[256];
+  if (ttyname_r(fd, path, sizeof path) != 0) return {};
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0) return {};
+  int mode = (flags & O_ACCMODE) == O_RDONLY ? O_RDONLY
+             : (flags & O_ACCMODE) == O_WRONLY ? O_WRONLY : O_RDWR;
+  UniqueFd r(open(path, mode | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (!r) return {};
+  // Make sure we reopened the same device, not a look-alike path.
+  struct stat a, b;
+  if (fstat(fd, &a) != 0 || fstat(r.get(), &b) != 0 || a.st_rdev != b.st_rdev) return {};
+  return r;
+}
+
+Endpoint open_endpoint(int in, int out) {
+  Endpoint e;
+  struct stat a, b;
+  bool same = fstat(in, &a) == 0 && fstat(out, &b) == 0 && a.st_rdev == b.st_rdev;
+  if (same) {
+    char path[256];
+    if (ttyname_r(in, path, sizeof path) == 0) {
+      e.owned_in.reset(open(path, O_RDWR | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+    }
+    if (e.owned_in) {
+      e.in_fd = e.out_fd = e.owned_in.get();
+    }
+  } else {
+    e.owned_in = reopen_tty(in);
+    e.owned_out = reopen_tty(out);
+    if (e.owned_in) e.in_fd = e.owned_in.get();
+    if (e.owned_out) e.out_fd = e.owned_out.get();
+  }
+  if (e.in_fd < 0) e.in_fd = in;  // caller must restore O_NONBLOCK on these
+  if (e.out_fd < 0) e.out_fd = out;
+  e.size_fd = out;
+  return e;
+}
+
+bool TerminalModes::save(int fd) {
+  if (tcgetattr(fd, &orig_) != 0) return false;
+  fd_ = fd;
+  return true;
+}
+
+bool TerminalModes::make_raw() {
+  if (fd_ < 0) return false;
+  termios raw = orig_;
+  cfmakeraw(&raw);
+  raw.c_cc[VMIN] = 1;
+  raw.c_cc[VTIME] = 0;
+  if (tcsetattr(fd_, TCSAFLUSH, &raw) != 0) return false;
+  raw_ = true;
+  return true;
+}
+
+void TerminalModes::restore() {
+  if (fd_ >= 0 && raw_) {
+    // TCSADRAIN: let the last output reach the screen before the modes change back.
+    while (tcsetattr(fd_, TCSADRAIN, &orig_) != 0 && errno == EINTR) {
+    }
+    raw_ = false;
+  }
+}
+
+bool get_winsize(int fd, winsize& ws) {
+  return ioctl(fd, TIOCGWINSZ, &ws) == 0 && (ws.ws_row > 0 || ws.ws_col > 0);
+}
+
+namespace {
+TerminalModes* g_crash_modes = nullptr;
+constexpr int kFatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+
+void crash_handler(int sig) {
+  if (g_crash_modes) g_crash_modes->restore();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+}  // namespace
+
+void install_crash_restore(TerminalModes* modes) {
+  g_crash_modes = modes;
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = modes ? crash_handler : SIG_DFL;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  for (int s : kFatal) sigaction(s, &sa, nullptr);
+}
+
+}  // namespace blaude::pty

@@ -1,0 +1,57 @@
+// The user's terminal as an endpoint: where input comes from, where output goes, where the
+// window size is read, and the modes to put back when blaude is done with it.
+#pragma once
+#include <sys/ioctl.h>
+#include <termios.h>
+
+#include "common/unique_fd.hpp"
+
+namespace blaude::pty {
+
+struct Endpoint {
+  int in_fd = -1;    // read keystrokes here (non-blocking, private to blaude)
+  int out_fd = -1;   // write the child's output here (may equal in_fd)
+  int size_fd = -1;  // TIOCGWINSZ / tcgetattr / tcsetattr target
+  // Poll the window size this often (ms); 0 = rely on SIGWINCH. Needed when the resize signal
+  // goes to another process (a paused recorder).
+  int poll_size_ms = 0;
+  UniqueFd owned_in;   // descriptors opened for this endpoint, closed with it
+  UniqueFd owned_out;
+};
+
+// Opens private descriptions of the terminals behind in/out (by their device path) so that
+// O_NONBLOCK never touches the descriptions shared with the parent shell. Falls back to the
+// given fds with O_NONBLOCK set (and restored by TerminalModes) if reopening fails.
+Endpoint open_endpoint(int in, int out);
+
+// Saves a terminal's modes, switches it to raw and puts the saved modes back. restore() is
+// idempotent and async-signal-safe, so the crash handler can call it too.
+class TerminalModes {
+public:
+  bool save(int fd);
+  bool make_raw();
+  void restore();
+  bool saved() const { return fd_ >= 0; }
+  const termios& original() const { return orig_; }
+
+  TerminalModes() = default;
+  TerminalModes(const TerminalModes&) = delete;
+  TerminalModes& operator=(const TerminalModes&) = delete;
+  ~TerminalModes() { restore(); }
+
+private:
+  int fd_ = -1;
+  termios orig_{};
+  bool raw_ = false;
+};
+
+bool get_winsize(int fd, winsize& ws);
+
+// While installed, SIGSEGV/SIGBUS/SIGILL/SIGFPE/SIGABRT in blaude put the terminal back
+// (tcsetattr is async-signal-safe) before the default action runs.
+void install_crash_restore(TerminalModes* modes);
+
+// Sets or clears O_NONBLOCK; returns the previous flags (or -1).
+int set_nonblocking(int fd, bool on);
+
+}  // namespace blaude::pty

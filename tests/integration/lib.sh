@@ -1,0 +1,74 @@
+# Shared helpers for integration tests. Source it: . "$(dirname "$0")/lib.sh"
+# Each test gets its own tmux server (-L socket), temp dir and cleanup; tests run in parallel.
+set -euo pipefail
+
+: "${BLAUDE:?BLAUDE must point at the blaude binary (ctest sets it)}"
+: "${BLAUDE_SRC:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+T_NAME=$(basename "$0" .sh)
+T_DIR=$(mktemp -d "/tmp/blaude-${T_NAME}.XXXXXX")
+chmod 755 "$T_DIR"
+T_SOCK="blaude-${T_NAME}-$$"
+T_FAILS=0
+T_CHECKS=0
+_cleanups=()
+at_exit() { _cleanups+=("$1"); }
+_run_cleanups() {
+  local rc=$?
+  local c
+  for c in "${_cleanups[@]}"; do eval "$c" >/dev/null 2>&1 || true; done
+  tmux -L "$T_SOCK" kill-server >/dev/null 2>&1 || true
+  rm -rf "$T_DIR"
+  return $rc
+}
+trap _run_cleanups EXIT
+
+log() { printf '[%s] %s\n' "$T_NAME" "$*"; }
+pass() { T_CHECKS=$((T_CHECKS+1)); printf 'ok   - %s\n' "$*"; }
+fail() { T_CHECKS=$((T_CHECKS+1)); T_FAILS=$((T_FAILS+1)); printf 'FAIL - %s\n' "$*"; }
+# check "description" command...: passes when the command succeeds
+check() { local d=$1; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
+check_eq() { # check_eq "description" expected actual
+  if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: expected [$2], got [$3]"; fi; }
+skip() { echo "SKIP: $*"; exit 77; }
+finish() {
+  echo "$T_NAME: $((T_CHECKS-T_FAILS)) of $T_CHECKS checks passed"
+  [ "$T_FAILS" -eq 0 ] && [ "$T_CHECKS" -gt 0 ]
+}
+
+# --- tmux as the user's terminal -----------------------------------------------------------
+tm() { tmux -L "$T_SOCK" "$@"; }
+# tm_start W H [command]: a detached session "t" running an interactive bash (or command)
+tm_start() {
+  local w=$1 h=$2; shift 2
+  tm -f /dev/null new-session -d -s t -x "$w" -y "$h" "${@:-env PS1='$ ' bash --norc --noprofile -i}"
+  tm set-option -t t remain-on-exit on >/dev/null
+  tm set-option -g status off >/dev/null
+  tm set-option -g history-limit 10000 >/dev/null
+  sleep 0.2
+}
+tm_type() { tm send-keys -t t -l "$*"; }
+tm_enter() { tm send-keys -t t Enter; }
+tm_run() { tm_type "$*"; tm_enter; }
+tm_screen() { tm capture-pane -t t -p -J -S -2000; }
+# tm_wait PATTERN [seconds]: wait until the pane shows an extended-regex match
+tm_wait() {
+  local pat=$1 secs=${2:-10} i
+  for ((i = 0; i < secs * 20; i++)); do
+    tm_screen | grep -Eq -- "$pat" && return 0
+    sleep 0.05
+  done
+  echo "--- timed out waiting for /$pat/; screen:" >&2
+  tm_screen | grep -v '^$' | tail -n 25 >&2
+  return 1
+}
+tm_pane_pid() { tm display-message -p -t t '#{pane_pid}'; }
+
+# wait_for CMD... [tries of 50ms]: poll until a command succeeds (10 s)
+wait_until() {
+  local i
+  for ((i = 0; i < 200; i++)); do "$@" && return 0; sleep 0.05; done
+  return 1
+}
+
+# --- an unprivileged user for the sandbox tests (no account needed) --------------------------
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
