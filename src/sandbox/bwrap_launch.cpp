@@ -11,6 +11,7 @@
 #include "pty/supervisor.hpp"
 #include "sandbox/bwrap_features.hpp"
 #include "sandbox/bwrap_format.hpp"
+#include "sandbox/host_scan.hpp"
 
 namespace blaude::sandbox {
 
@@ -85,11 +86,11 @@ void explain_bwrap_failure(const HostFacts& f) {
 
 }  // namespace
 
-int run_sandboxed(const cli::Options& opts, const PlanInputs& in) {
+int run_sandboxed(const cli::Options& opts, const std::function<PlanInputs(const HostFacts&)>& make_inputs) {
   ensure_config_dir(opts);
-  std::vector<std::string> extra;
-  for (const auto& g : in.grants) extra.push_back(g.path);
-  HostFacts facts = HostFacts::probe(opts, extra);
+  HostFacts facts = HostFacts::probe(opts);
+  const PlanInputs in = make_inputs(facts);
+  for (const auto& g : in.grants) facts.paths.emplace(g.path, probe_path(g.path));
   if (facts.bwrap.empty() && !opts.dry_run) {
     say("", "bubblewrap (bwrap) is not installed; refusing to run without a sandbox");
     std::fprintf(stderr, "Install it: sudo apt install bubblewrap  (Fedora: sudo dnf install bubblewrap)\n");

@@ -1,6 +1,7 @@
 // The thin shell around the planner: memfds for the plan's data, and the whole sequence
 // probe → plan → print → launch under the PTY supervisor.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,9 +25,10 @@ struct PreparedLaunch {
 PreparedLaunch prepare_launch(const LaunchPlan& plan);
 
 // Everything main needs for a sandboxed run: ensure ~/.claude exists (not under --dry-run),
-// probe, plan, print warnings/notes, --dry-run/--debug output, fail closed without bwrap,
-// supervise, and explain a bwrap that cannot create namespaces. Returns blaude's exit code.
-// `in.grants` paths are probed too.
-int run_sandboxed(const cli::Options& opts, const PlanInputs& in);
+// probe, ask `make_inputs` for the env/command/grants (the env policy needs the facts, e.g.
+// sandbox_path(facts)), plan, print warnings/notes, --dry-run/--debug output, fail closed
+// without bwrap, supervise, and explain a bwrap that cannot create namespaces.
+// Returns blaude's exit code.
+int run_sandboxed(const cli::Options& opts, const std::function<PlanInputs(const HostFacts&)>& make_inputs);
 
 }  // namespace blaude::sandbox
