@@ -125,15 +125,28 @@ check "/usr is read-only" absent "/usr/blaude-$$"
 check "\$HOME is a tmpfs: ~/.profile does not reach the host" absent "$H/.profile"
 check "~/.config/git stays read-only" unchanged "$H/.config/git/config" "[user]"
 check "~/.claude writes persist" test -e "$H/.claude/kept"
+if bwrap --overlay-src / --tmp-overlay / --version >/dev/null 2>&1; then
+  sb -- "echo x >'$H/.config/autostart-evil'"
+  check "~/.config writes are discarded (overlay)" absent "$H/.config/autostart-evil"
+else
+  # bwrap < 0.9: no overlays; ~/.config stays host-writable and the user is told so.
+  : >"$T_DIR/sb.err"
+  sb -- true
+  check "no overlays: the warning names ~/.config as host-writable" grep -q "^  $H/.config\$" "$T_DIR/sb.err"
+fi
 check "control: workspace writes persist" test -e "$WS/src/ok.c"
 
 # --- environment secrets -------------------------------------------------------------------
 out=$(sb -- 'env; cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline 2>/dev/null | tr "\0" "\n"')
 check "no host secret in the sandbox environment or any visible process" test "$(grep -c hunter2 <<<"$out")" = 0
 check "no GH_TOKEN without --git" test "$(grep -c ghp_testtoken <<<"$out")" = 0
-out=$(sb --git -- 'echo "token=$GH_TOKEN"; cat /proc/1/cmdline | tr "\0" " "')
+out=$(sb --git -- 'echo "token=$GH_TOKEN"; echo "pid1: $(tr "\0" " " </proc/1/cmdline)"')
 check "--git: GH_TOKEN arrives after --clearenv" grep -q "token=ghp_testtoken" <<<"$out"
-check "--git: the token is not in bwrap's visible argv" test "$(grep -c "ghp_testtoken.*ghp" <<<"$out")" = 0
+check "--git: the token is not in bwrap's argv (/proc/1/cmdline)" \
+  test "$(grep '^pid1:' <<<"$out" | grep -c ghp_testtoken)" = 0
+ctl=$(as_nobody bwrap --unshare-user --unshare-pid --ro-bind / / --proc /proc --setenv T ghp_testtoken \
+  sh -c 'echo "pid1: $(tr "\0" " " </proc/1/cmdline)"')
+check "control: options passed on bwrap's command line are visible there" grep -q "^pid1:.*ghp_testtoken" <<<"$ctl"
 check "control: --keep-env does show the host secret" grep -q hunter2 <<<"$(sb --keep-env -- env)"
 
 # --- processes, capabilities, network ------------------------------------------------------
