@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  log::init(o.debug);
+  if (!o.dry_run) log::init(o.debug);  // --dry-run leaves no trace on the host, not even a log
   return sandbox::run_sandboxed(o, [&](const sandbox::HostFacts& f) {
     sandbox::PlanInputs in;
     if (!o.keep_env) {
