@@ -4,7 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
+
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <system_error>
 
@@ -88,7 +91,9 @@ void explain_bwrap_failure(const HostFacts& f) {
 
 int run_sandboxed(const cli::Options& opts, const std::function<PlanInputs(const HostFacts&)>& make_inputs) {
   ensure_config_dir(opts);
+  auto t0 = std::chrono::steady_clock::now();
   HostFacts facts = HostFacts::probe(opts);
+  auto t1 = std::chrono::steady_clock::now();
   const PlanInputs in = make_inputs(facts);
   for (const auto& g : in.grants) facts.paths.emplace(g.path, probe_path(g.path));
   if (facts.bwrap.empty() && !opts.dry_run) {
@@ -104,6 +109,11 @@ int run_sandboxed(const cli::Options& opts, const std::function<PlanInputs(const
     std::fprintf(stderr, "%s\n", e.hint.c_str());
     return 1;
   }
+  auto t2 = std::chrono::steady_clock::now();
+  using us = std::chrono::microseconds;
+  spdlog::info("sandbox: probe {} us ({} workspace entries of interest), plan {} us, {} bwrap args",
+               std::chrono::duration_cast<us>(t1 - t0).count(), facts.ws.hits.size() + facts.ws.links.size(),
+               std::chrono::duration_cast<us>(t2 - t1).count(), plan.argv.size());
   for (const auto& w : plan.warnings) say("warning: ", w);
   for (const auto& n : plan.notes) say("note: ", n);
   if (opts.dry_run) {

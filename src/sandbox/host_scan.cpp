@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -58,7 +59,18 @@ struct Walker {
   WorkspaceScan out;
   std::set<std::string> seen_gitdirs;
 
-  PathFact fact(const std::string& rel) { return probe_path(root + "/" + rel); }
+  // The walk never goes through a link and root is canonical, so a non-link's real path is its
+  // path: realpath (a syscall per component) only for links.
+  PathFact fact(const std::string& rel) {
+    std::string p = root + "/" + rel;
+    struct stat st;
+    PathFact pf;
+    if (::lstat(p.c_str(), &st) != 0) return pf;
+    if (S_ISLNK(st.st_mode)) return probe_path(p);
+    pf.lkind = pf.kind = kind_of(st.st_mode);
+    pf.real = std::move(p);
+    return pf;
+  }
 
   // core.hooksPath as a workspace path. A missing one is guarded at its shallowest missing
   // component, so its parents cannot be created either.
@@ -134,14 +146,23 @@ struct Walker {
     std::string dir = rel.empty() ? root : root + "/" + rel;
     DIR* d = ::opendir(dir.c_str());
     if (!d) return;
+    // Only names that matter are kept: most entries of a big tree are plain files, and at the
+    // last level only links count. (Sorted for a stable plan.)
     std::vector<std::pair<std::string, unsigned char>> entries;
+    const auto& names = protected_file_names();
     while (dirent* e = ::readdir(d)) {
-      std::string n = e->d_name;
-      if (n != "." && n != "..") entries.emplace_back(std::move(n), e->d_type);
+      const char* n = e->d_name;
+      unsigned char type = e->d_type;
+      if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0))) continue;
+      if (type == DT_REG || (type == DT_DIR && depth == 4)) {
+        if (depth > 3 || n[0] != '.') continue;  // every protected name starts with a dot
+        if (type == DT_REG && std::find(names.begin(), names.end(), n) == names.end() && std::strcmp(n, ".git") != 0)
+          continue;
+      }
+      entries.emplace_back(n, type);
     }
     ::closedir(d);
     std::sort(entries.begin(), entries.end());
-    const auto& names = protected_file_names();
     for (auto& [name, type] : entries) {
       std::string r = rel.empty() ? name : rel + "/" + name;
       if (type == DT_UNKNOWN) {
