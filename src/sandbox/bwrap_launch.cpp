@@ -111,9 +111,11 @@ int run_sandboxed(const cli::Options& opts, const std::function<PlanInputs(const
   }
   auto t2 = std::chrono::steady_clock::now();
   using us = std::chrono::microseconds;
-  spdlog::info("sandbox: probe {} us ({} workspace entries of interest), plan {} us, {} bwrap args",
-               std::chrono::duration_cast<us>(t1 - t0).count(), facts.ws.hits.size() + facts.ws.links.size(),
-               std::chrono::duration_cast<us>(t2 - t1).count(), plan.argv.size());
+  // Only into blaude's log: spdlog's default logger (no log::init, e.g. --dry-run) is stdout.
+  if (auto lg = spdlog::get("blaude"))
+    lg->info("sandbox: probe {} us ({} workspace entries of interest), plan {} us, {} bwrap args",
+             std::chrono::duration_cast<us>(t1 - t0).count(), facts.ws.hits.size() + facts.ws.links.size(),
+             std::chrono::duration_cast<us>(t2 - t1).count(), plan.argv.size());
   for (const auto& w : plan.warnings) say("warning: ", w);
   for (const auto& n : plan.notes) say("note: ", n);
   if (opts.dry_run) {
