@@ -69,6 +69,9 @@ log_file() { echo "$XDG_STATE_HOME/blaude/blaude.log"; }
 drive_session() {
   local mode=$1
   tm_wait 'BEFORE_MARK' 60 || { fail "asciinema started"; return 1; }
+  # A flag raw mode clears and asciinema leaves alone: if blaude forgot to restore the real
+  # terminal, stty -g afterwards differs.
+  stty -F "$(pane_tty)" echonl
   MODES_BEFORE=$(tty_modes)
   tm_enter
   tm_wait 'SESSION_START 24 80' 30 || { fail "session started"; return 1; }
@@ -76,6 +79,8 @@ drive_session() {
   local st; st=$(proc_state "$REC")
   if [ "$mode" = pause ]; then
     check_eq "asciinema is stopped during the session (control)" T "$st"
+    check "blaude made the real terminal raw during the session (control)" \
+      test "$(tty_modes)" != "$MODES_BEFORE"
   else
     check "asciinema keeps running during the session ($mode mode)" [ "$st" != T ]
   fi

@@ -40,6 +40,7 @@ tm kill-server
 rm -f "$CAST" "$(log_file)"
 tm_start 80 24 "$(wrapped)"
 tm_wait 'BEFORE_MARK' 60 || fail "second recording started"
+stty -F "$(pane_tty)" echonl
 MODES=$(tty_modes)
 tm_enter
 tm_wait 'SESSION_START' 30 || fail "second session started"
