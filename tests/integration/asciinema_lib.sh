@@ -84,6 +84,7 @@ drive_session() {
   else
     check "asciinema keeps running during the session ($mode mode)" [ "$st" != T ]
   fi
+  [ -n "${DRIVE_HOOK:-}" ] && "$DRIVE_HOOK"  # extra looks while the session runs
   tm_type "$TOKEN"; tm_enter
   check "typed text reaches the session" tm_wait "SESSION_GOT\\[$TOKEN\\]" 20
   tm resize-window -t t -x 100 -y 30
@@ -106,4 +107,11 @@ check_cast() {
   check "cast has output after asciinema resumed" grep -q "RELAY\\[relay$$\\]" "$CAST"
   check "cast has none of the session's output" sh -c "! grep -q SESSION_ '$CAST'"
   check "cast has none of the typed text" sh -c "! grep -q '$TOKEN' '$CAST'"
+}
+
+# A fresh tmux server for the next phase of a test: reusing the socket right after kill-server
+# races with the old server's exit ("server exited unexpectedly").
+next_server() {
+  tm kill-server >/dev/null 2>&1 || true
+  T_SOCK="${T_SOCK%-phase*}-phase$1"
 }

@@ -13,7 +13,7 @@ check "cast has the session's output (control)" grep -q 'SESSION_START' "$CAST"
 check "cast has the typed text (control)" grep -q "$TOKEN" "$CAST"
 
 # --- a stray ASCIINEMA_REC=1 without a recorder ----------------------------------------------
-tm kill-server
+next_server 2
 rm -f "$(log_file)"
 tm_start 80 24 "env ASCIINEMA_REC=1 $BLAUDE --debug --no-sandbox --exec $T_DIR/prog.sh"
 check "the session starts" tm_wait 'SESSION_START 24 80' 30

@@ -10,18 +10,16 @@ wrapped() { printf 'bash -c %q' "$(asciinema_cmd); echo ASC_RC=\$?; exec sleep 1
 # --- normal run -----------------------------------------------------------------------------
 tm_start 80 24 "$(wrapped)"
 # Look at the watchdog while the session runs: it must hold no descriptor of the recorder's pty.
-(
-  for _ in $(seq 1200); do
-    B=$(blaude_pid 2>/dev/null) && W=$(watchdog_pid "$B") && break
-    sleep 0.05
-  done
-  [ -n "${W:-}" ] || exit 0
-  readlink "/proc/$B/fd/0" >"$T_DIR/blaude.tty"
-  ls -l "/proc/$W/fd" >"$T_DIR/wd.fds" 2>&1
-  echo "$W" >"$T_DIR/wd.pid"
-) &
+observe_watchdog() {
+  local b w
+  b=$(blaude_pid) && w=$(watchdog_pid "$b") || return 0
+  readlink "/proc/$b/fd/0" >"$T_DIR/blaude.tty"
+  ls -l "/proc/$w/fd" >"$T_DIR/wd.fds" 2>&1
+  echo "$w" >"$T_DIR/wd.pid"
+}
+DRIVE_HOOK=observe_watchdog
 drive_session pause
-wait
+DRIVE_HOOK=
 check "the log says it paused" grep -q 'mode pause: paused' "$(log_file)"
 check "asciinema exited normally" tm_wait 'ASC_RC=0' 20
 check "a watchdog ran during the session" test -s "$T_DIR/wd.pid"
@@ -36,7 +34,7 @@ fi
 check_cast
 
 # --- SIGKILL of blaude mid-session ----------------------------------------------------------
-tm kill-server
+next_server 2
 rm -f "$CAST" "$(log_file)"
 tm_start 80 24 "$(wrapped)"
 tm_wait 'BEFORE_MARK' 60 || fail "second recording started"
@@ -67,5 +65,34 @@ if REC=$(recorder_pid) && B=$(blaude_pid); then
   check "cast has none of the killed session's output" sh -c "! grep -q SESSION_ '$CAST'"
 else
   fail "found asciinema and blaude in the second run"
+fi
+
+# --- blaude stopped (SIGTSTP) and continued mid-session ---------------------------------------
+next_server 3
+rm -f "$CAST" "$(log_file)"
+tm_start 80 24 "$(wrapped)"
+tm_wait 'BEFORE_MARK' 60 || fail "third recording started"
+tm_enter
+tm_wait 'SESSION_START' 30 || fail "third session started"
+if REC=$(recorder_pid) && B=$(blaude_pid); then
+  check_eq "asciinema is stopped during the session (control)" T "$(proc_state "$REC")"
+  kill -TSTP "$B"
+  check "blaude stops on SIGTSTP" wait_until sh -c "[ \"\$(awk '{print \$3}' /proc/$B/stat)\" = T ]"
+  check "asciinema runs while blaude is stopped" \
+    wait_until sh -c "[ \"\$(awk '{print \$3}' /proc/$REC/stat)\" != T ]"
+  kill -CONT "$B"
+  check "asciinema is paused again once blaude continues" \
+    wait_until sh -c "[ \"\$(awk '{print \$3}' /proc/$REC/stat)\" = T ]"
+  tm_type "$TOKEN"; tm_enter
+  check "typed text reaches the continued session" tm_wait "SESSION_GOT\\[$TOKEN\\]" 20
+  tm resize-window -t t -x 90 -y 20
+  check "the continued session sees the new size" tm_wait 'SESSION_SIZE 20 90' 40
+  tm_enter
+  check "output after the session is shown" tm_wait 'AFTER_MARK rc=0' 20
+  tm_type "relay$$"; tm_enter
+  check "asciinema exited normally" tm_wait 'ASC_RC=0' 20
+  check "cast has none of the session's output" sh -c "! grep -q SESSION_ '$CAST'"
+else
+  fail "found asciinema and blaude in the third run"
 fi
 finish
