@@ -69,10 +69,10 @@ std::variant<std::pair<std::string, std::string>, UsageError> parse_env_assignme
 std::variant<Mount, UsageError> parse_mount(std::string_view spec) {
   Mount m;
   std::string_view path = spec;
-  if (path.size() > 3 && path.substr(path.size() - 3) == ":rw") {
+  if (path.size() >= 3 && path.substr(path.size() - 3) == ":rw") {
     m.rw = true;
     path.remove_suffix(3);
-  } else if (path.size() > 3 && path.substr(path.size() - 3) == ":ro") {
+  } else if (path.size() >= 3 && path.substr(path.size() - 3) == ":ro") {
     path.remove_suffix(3);
   }
   if (path.empty()) return UsageError{"--mount needs a PATH (append :rw for read-write)"};
