@@ -89,7 +89,8 @@ void explain_bwrap_failure(const HostFacts& f) {
 
 }  // namespace
 
-int run_sandboxed(const cli::Options& opts, const std::function<PlanInputs(const HostFacts&)>& make_inputs) {
+int run_sandboxed(const cli::Options& opts, const std::function<PlanInputs(const HostFacts&)>& make_inputs,
+                  const pty::SuperviseOptions& session) {
   ensure_config_dir(opts);
   auto t0 = std::chrono::steady_clock::now();
   HostFacts facts = HostFacts::probe(opts);
@@ -138,7 +139,7 @@ int run_sandboxed(const cli::Options& opts, const std::function<PlanInputs(const
   // give it none. The sandbox's environment is entirely in the --setenv options.
   if (!opts.keep_env) cmd.env = std::vector<std::string>{};
   cmd.keep_fds = launch.keep_fds;
-  int rc = pty::supervise(cmd, pty::SuperviseOptions{});
+  int rc = pty::supervise(cmd, session);
   if (rc == 1) explain_bwrap_failure(facts);
   return rc;
 }
