@@ -44,11 +44,11 @@ void hook_commands(const json& j, std::vector<std::string>& out) {
   }
 }
 
-bool root_owned(const std::string& path, bool want_dir) {
+bool root_owned(const std::string& path, bool want_dir, uid_t owner) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return false;
   if (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) return false;
-  return st.st_uid == 0 && (st.st_mode & 022) == 0;
+  return st.st_uid == owner && (st.st_mode & 022) == 0;
 }
 
 }  // namespace
@@ -87,9 +87,10 @@ std::string managed_dir_for(const std::string& exe) {
   return d;
 }
 
-std::vector<ManagedDir> probe_managed_dirs(const std::string& etc_dir, std::vector<std::string>& warnings) {
+std::vector<ManagedDir> probe_managed_dirs(const std::string& etc_dir, std::vector<std::string>& warnings,
+                                           uid_t owner) {
   std::vector<std::string> files;
-  if (root_owned(etc_dir + "/managed-settings.json", false)) files.push_back(etc_dir + "/managed-settings.json");
+  if (root_owned(etc_dir + "/managed-settings.json", false, owner)) files.push_back(etc_dir + "/managed-settings.json");
   if (DIR* d = ::opendir((etc_dir + "/managed-settings.d").c_str())) {
     std::vector<std::string> names;
     while (dirent* e = ::readdir(d)) {
@@ -99,7 +100,7 @@ std::vector<ManagedDir> probe_managed_dirs(const std::string& etc_dir, std::vect
     ::closedir(d);
     std::sort(names.begin(), names.end());
     for (const auto& n : names)
-      if (root_owned(etc_dir + "/managed-settings.d/" + n, false)) files.push_back(etc_dir + "/managed-settings.d/" + n);
+      if (root_owned(etc_dir + "/managed-settings.d/" + n, false, owner)) files.push_back(etc_dir + "/managed-settings.d/" + n);
   }
   std::vector<ManagedDir> out;
   for (const auto& file : files) {
@@ -115,7 +116,7 @@ std::vector<ManagedDir> probe_managed_dirs(const std::string& etc_dir, std::vect
         std::string dir = managed_dir_for(exe);
         if (dir.empty() || ::stat(exe.c_str(), &st) != 0) continue;
         if (std::any_of(out.begin(), out.end(), [&](const ManagedDir& m) { return m.path == dir; })) continue;
-        out.push_back({dir, root_owned(dir, true)});
+        out.push_back({dir, root_owned(dir, true, owner)});
       }
     }
   }

@@ -3,6 +3,8 @@
 // would otherwise hide /opt/corp/bin), but only when root owns them: a user-writable dir named
 // by a root-owned file must not become a way to smuggle programs in.
 #pragma once
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -28,7 +30,9 @@ std::string managed_dir_for(const std::string& exe);
 
 // Reads <etc_dir>/managed-settings.json and <etc_dir>/managed-settings.d/*.json (each only when
 // root-owned and not group/other-writable) and returns the dirs to bind, deduplicated, in order
-// of appearance. Parse failures go to `warnings`.
-std::vector<ManagedDir> probe_managed_dirs(const std::string& etc_dir, std::vector<std::string>& warnings);
+// of appearance. Parse failures go to `warnings`. `owner` is the trusted owner (root; tests
+// running unprivileged pass their own uid).
+std::vector<ManagedDir> probe_managed_dirs(const std::string& etc_dir, std::vector<std::string>& warnings,
+                                           uid_t owner = 0);
 
 }  // namespace blaude::sandbox
