@@ -38,7 +38,10 @@ void add_env_binds(Builder& b) {
     const PathFact& pf = b.f.at(e.path);
     if (pf.kind != e.want) continue;
     if (!e.rw) {
-      b.ro(e.path);
+      // Already visible as it is (e.g. NODE_EXTRA_CA_CERTS in /etc/ssl): no second mount.
+      bool visible = false;
+      for (const char* d : {"/usr", "/etc"}) visible = visible || (is_under(e.path, d) && is_under(pf.real, d));
+      if (!visible) b.ro(e.path);
     } else if (is_under(b.f.home_real, pf.real) || is_under(b.f.home, e.path)) {
       b.p.warnings.push_back("not mounting " + e.var + " (" + e.path +
                              "): it is your home directory or a parent of it");
