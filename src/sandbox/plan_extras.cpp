@@ -45,6 +45,9 @@ void add_env_binds(Builder& b) {
     } else if (is_under(b.f.home_real, pf.real) || is_under(b.f.home, e.path)) {
       b.p.warnings.push_back("not mounting " + e.var + " (" + e.path +
                              "): it is your home directory or a parent of it");
+    } else if (const std::string git = b.home(".config/git"); is_under(git, e.path) || is_under(e.path, git)) {
+      // A writable ~/.config would undo the read-only ~/.config/git (run by the host's next git).
+      b.p.warnings.push_back("not mounting " + e.var + " (" + e.path + ") read-write: it holds ~/.config/git");
     } else {
       b.rw(e.path);
     }

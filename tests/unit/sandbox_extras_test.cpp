@@ -241,13 +241,16 @@ TEST_CASE("files and dirs named by environment variables", "[sandbox]") {
            {"CLAUDE_PLUGIN_DATA", "/srv/plugin-data"},
            {"CLAUDE_LOGS_DIR", "/home/u"},
            {"CLAUDE_MCP_STDERR_LOG_DIR", "/"},
+           {"CLAUDE_SESSION_METADATA_DIR", "/home/u/.config"},
+           {"CLAUDE_CODE_WORKSPACE_STATE_DIR", "/home/u/.config/git/hooks"},
            {"CLAUDE_CODE_DEBUG_LOGS_DIR", "/srv/logs/debug.txt"},
            {"CLAUDE_CODE_PLUGIN_SEED_DIR", "/srv/seed1::/srv/seed2:rel"},
            {"CLAUDE_CODE_SHELL_PREFIX", "  /opt/wrap/bin/wrap --audit"},
            {"CLAUDE_CODE_PROCESS_WRAPPER", "/opt/pw"}};
   put(f, "/home/u/env.sh", Kind::File);
   put(f, "/etc/corp/ca.pem", Kind::File);
-  for (const char* d : {"/srv/skills", "/srv/plugin-data", "/home/u", "/", "/srv/logs", "/srv/seed1", "/srv/seed2"})
+  for (const char* d : {"/srv/skills", "/srv/plugin-data", "/home/u", "/", "/srv/logs", "/srv/seed1", "/srv/seed2",
+                        "/home/u/.config", "/home/u/.config/git/hooks"})
     put(f, d, Kind::Dir);
   put(f, "/opt/wrap/bin/wrap", Kind::File);
   put(f, "/opt/pw", Kind::Dir);  // not a file: skipped
@@ -269,6 +272,11 @@ TEST_CASE("files and dirs named by environment variables", "[sandbox]") {
   CHECK_FALSE(has(a, {"--bind", "/", "/"}));
   CHECK(warned(p, "CLAUDE_LOGS_DIR"));
   CHECK(warned(p, "CLAUDE_MCP_STDERR_LOG_DIR"));
+  // Nor ~/.config (or into ~/.config/git): that would undo the read-only git config.
+  CHECK_FALSE(has(a, {"--bind", "/home/u/.config", "/home/u/.config"}));
+  CHECK_FALSE(mentions(a, "/home/u/.config/git/hooks"));
+  CHECK(warned(p, "CLAUDE_SESSION_METADATA_DIR"));
+  CHECK(warned(p, "CLAUDE_CODE_WORKSPACE_STATE_DIR"));
   // After $HOME's tmpfs (or it would hide them) and before the workspace.
   CHECK(find(a, {"--tmpfs", "/home/u"}) < find(a, {"--ro-bind", "/home/u/env.sh"}));
   CHECK(find(a, {"--bind", "/srv/plugin-data"}) < find(a, {"--chdir", "/workspaces/proj"}));
