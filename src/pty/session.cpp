@@ -404,8 +404,10 @@ void Session::suspend_self() {
   spdlog::debug("suspending (SIGTSTP)");
   if (cfg_.modes) cfg_.modes->restore();
   share_flags(false);
+  if (cfg_.term->on_suspend) cfg_.term->on_suspend(true);
   kill(getpid(), SIGSTOP);
   // Continued.
+  if (cfg_.term->on_suspend) cfg_.term->on_suspend(false);
   share_flags(true);
   if (cfg_.modes) cfg_.modes->make_raw();
   sync_size(true);
