@@ -15,6 +15,7 @@
 #include "sandbox/bwrap_features.hpp"
 #include "sandbox/bwrap_format.hpp"
 #include "sandbox/host_scan.hpp"
+#include "sandbox/host_tools.hpp"
 
 namespace blaude::sandbox {
 
@@ -94,6 +95,8 @@ int run_sandboxed(const cli::Options& opts, const std::function<PlanInputs(const
   ensure_config_dir(opts);
   auto t0 = std::chrono::steady_clock::now();
   HostFacts facts = HostFacts::probe(opts);
+  // MCP servers need their token files to exist to persist a login (--dry-run creates nothing).
+  if (!opts.dry_run) create_token_files(facts);
   auto t1 = std::chrono::steady_clock::now();
   const PlanInputs in = make_inputs(facts);
   for (const auto& g : in.grants) facts.paths.emplace(g.path, probe_path(g.path));
@@ -120,10 +123,10 @@ int run_sandboxed(const cli::Options& opts, const std::function<PlanInputs(const
   for (const auto& w : plan.warnings) say("warning: ", w);
   for (const auto& n : plan.notes) say("note: ", n);
   if (opts.dry_run) {
-    std::fputs(format_command(plan.argv).c_str(), stdout);
+    std::fputs(format_command(plan).c_str(), stdout);
     return 0;
   }
-  if (opts.debug) std::fputs(format_command(plan.argv).c_str(), stderr);
+  if (opts.debug) std::fputs(format_command(plan).c_str(), stderr);
   std::fflush(stderr);
 
   PreparedLaunch launch;
