@@ -1,0 +1,48 @@
+// One measurement = one run of a helper under one variant (direct, script, blaude), started on
+// a fresh pty. The caller interleaves variants so that machine noise hits them alike.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ptybench {
+
+enum class Variant { Direct, Script, Blaude };
+const char* name_of(Variant v);
+
+struct Setup {
+  std::string self;    // this binary (helpers are its modes)
+  std::string script;  // util-linux script
+  std::string blaude;
+  std::string tmpdir;  // producer CPU reports, blaude's log
+};
+
+// The argv that runs `helper` under variant v.
+std::vector<std::string> command_for(const Setup& s, Variant v,
+                                     const std::vector<std::string>& helper);
+
+struct Transfer {
+  uint64_t bytes = 0;          // payload bytes that arrived and matched
+  bool exact = false;          // every byte arrived, in order, nothing extra
+  std::string problem;         // why not exact
+  double seconds = 0;          // start marker seen → last payload byte
+  double proxy_cpu_s = 0;      // proxy alone (0 for direct)
+  double producer_cpu_s = 0;
+  long proxy_hwm_kib = 0;      // peak RSS of the proxy (direct: of the producer), sampled live
+  size_t preamble = 0;         // bytes before the start marker (blaude's --no-sandbox notice)
+};
+
+Transfer run_transfer(const Setup& s, Variant v, uint64_t bytes, int64_t corrupt_at = -1);
+
+// Keystroke round trips in microseconds: one byte written to the driver's master, the echo
+// helper reads it raw and writes it back, the driver reads it.
+std::vector<double> run_echo_latency(const Setup& s, Variant v, int samples);
+
+// TIOCSWINSZ on the driver's master → the helper sees SIGWINCH and reports the new size;
+// microseconds until the report with that size arrives.
+std::vector<double> run_resize_latency(const Setup& s, Variant v, int samples);
+
+// Spawn → the helper's first output (its start marker complete), in milliseconds.
+double run_first_output(const Setup& s, Variant v);
+
+}  // namespace ptybench
