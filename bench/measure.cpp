@@ -113,19 +113,16 @@ Transfer run_transfer(const Setup& s, Variant v, uint64_t bytes, int64_t corrupt
   Checker c(bytes);
   c.feed(rest.data(), rest.size());
   std::vector<char> buf(64 * 1024);
-  uint64_t next_sample = 16 << 20;
-  size_t extra_after_problem = 0;
+  uint64_t next_sample = 0;
   while (size_t n = p.read_some(buf.data(), buf.size())) {
-    if (!c.problem.empty()) {
-      extra_after_problem += n;
-      continue;
-    }
+    if (!c.problem.empty()) continue;  // keep reading to EIO so the proxy can exit
     c.feed(buf.data(), n);
     if (c.got >= next_sample || (c.got == bytes && t1 == 0)) {
-      // VmHWM only grows, so sampling while the proxy is alive (it cannot be read once it is
-      // a zombie) catches its peak up to the last payload byte.
+      // VmHWM only grows, so sampling every MiB while the proxy is alive (it cannot be read
+      // once it is a zombie, and a proxy may exit before the driver has read its last bytes)
+      // catches its peak.
       t.proxy_hwm_kib = std::max(t.proxy_hwm_kib, vm_hwm_kib(p.pid()));
-      next_sample = c.got + (16 << 20);
+      next_sample = c.got + (1 << 20);
     }
     if (c.got == bytes && t1 == 0) t1 = now_ns();
   }
