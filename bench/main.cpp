@@ -27,8 +27,8 @@ const char* kUsage =
     "  --blaude PATH          blaude binary (run as: blaude --no-sandbox --exec CMD)\n"
     "  --script PATH          util-linux script (default: script)\n"
     "  --variants LIST        comma list of direct,script,blaude (default: all three)\n"
-    "  --size MIB             payload per throughput run (default 64)\n"
-    "  --reps N               repetitions, interleaved across variants (default 5)\n"
+    "  --size MIB             payload per throughput run (default 48)\n"
+    "  --reps N               repetitions, interleaved across variants (default 7)\n"
     "  --rss-size MIB         one extra run each for script and blaude, for peak RSS\n"
     "                         (default 1024; 0 skips)\n"
     "  --latency-samples N    keystroke round trips per variant (default 2000)\n"
@@ -54,8 +54,8 @@ std::string loadavg() {
 struct Config {
   Setup setup;
   std::vector<Variant> variants;
-  double size_mib = 64, rss_mib = 1024;
-  int reps = 5, latency = 2000, resize = 200, starts = 20;
+  double size_mib = 48, rss_mib = 1024;
+  int reps = 7, latency = 2000, resize = 200, starts = 20;
   int64_t corrupt_at = -1;
 };
 

@@ -70,7 +70,8 @@ std::string render_table(const std::array<Samples, 3>& s, const Context& ctx) {
     return x.rss_kib > 0 ? static_cast<double>(x.rss_kib) / 1024.0 : NAN;
   });
   rss[0] = NAN;
-  std::string rss_size = fmt(s[2].rss_run_mib > 0 ? s[2].rss_run_mib : s[1].rss_run_mib, 0);
+  double rss_mib = s[2].rss_run_mib > 0 ? s[2].rss_run_mib : s[1].rss_run_mib;
+  std::string rss_label = rss_mib > 0 ? fmt(rss_mib, 0) + " MiB proxied" : "not run";
 
   std::vector<Row> rows = {
       {"throughput, MiB/s (median of " + std::to_string(ctx.reps) + " × " + fmt(ctx.size_mib, 0) +
@@ -93,7 +94,7 @@ std::string render_table(const std::array<Samples, 3>& s, const Context& ctx) {
       {"resize latency p99, µs",
        each(s, [](const Samples& x) { return percentile(x.resize_us, 99); }), 1, 1, NAN, false,
        1000, "<= 1000 µs"},
-      {"peak RSS of the proxy, MiB (" + rss_size + " MiB proxied)", rss, 2, 1, NAN, false, 8,
+      {"peak RSS of the proxy, MiB (" + rss_label + ")", rss, 2, 1, NAN, false, 8,
        "<= 8 MiB"},
   };
   std::ostringstream o;
@@ -108,7 +109,9 @@ std::string render_table(const std::array<Samples, 3>& s, const Context& ctx) {
   o << " (every payload byte compared with the pattern)\n";
   for (size_t i = 0; i < 3; ++i) {
     if (!s[i].ran || s[i].bytes == 0) continue;
-    o << "- " << names[i] << ": producer CPU " << fmt(s[i].producer_cpu_s / (s[i].bytes / 1073741824.0), 3)
+    o << "- " << names[i] << ": throughput min/median/max " << fmt(percentile(s[i].mib_s, 0))
+      << "/" << fmt(percentile(s[i].mib_s, 50)) << "/" << fmt(percentile(s[i].mib_s, 100))
+      << " MiB/s; producer CPU " << fmt(s[i].producer_cpu_s / (s[i].bytes / 1073741824.0), 3)
       << " s/GiB; " << s[i].echo_us.size() << " round trips, " << s[i].resize_us.size()
       << " resizes, " << s[i].first_output_ms.size() << " starts";
     if (s[i].rss_run_mib > 0)
