@@ -2,6 +2,7 @@
 // Usage: ptybench --blaude PATH [options]; the helper modes (--produce, --echo, --winch) are
 // what runs inside the pty under test.
 #include <stdlib.h>
+#include <cstdlib>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -73,6 +74,19 @@ bool parse_variants(const std::string& list, std::vector<Variant>& out) {
     i = j + 1;
   }
   return !out.empty();
+}
+
+bool on_path(const std::string& cmd) {
+  if (cmd.find('/') != std::string::npos) return access(cmd.c_str(), X_OK) == 0;
+  const char* path = std::getenv("PATH");
+  std::string p = path ? path : "/usr/bin:/bin";
+  for (size_t i = 0; i <= p.size();) {
+    size_t j = p.find(':', i);
+    if (j == std::string::npos) j = p.size();
+    if (access((p.substr(i, j - i) + "/" + cmd).c_str(), X_OK) == 0) return true;
+    i = j + 1;
+  }
+  return false;
 }
 
 // Runs one measurement, turning a failure into a recorded problem instead of an abort.
@@ -229,6 +243,11 @@ int main(int argc, char** argv) {
       return usage_error("bad option or value: " + o);
     }
   }
+  bool want_script = false;
+  for (Variant v : c.variants) want_script |= v == Variant::Script;
+  if (want_script && !on_path(c.setup.script))
+    return usage_error(c.setup.script + " not found (util-linux script is the peer)\n"
+                       "Install util-linux, pass --script PATH, or leave it out with --variants");
   bool want_blaude = false;
   for (Variant v : c.variants) want_blaude |= v == Variant::Blaude;
   if (want_blaude && c.setup.blaude.empty())

@@ -3,7 +3,7 @@
 # flipped byte in the payload (so "byte-exact: yes" is a claim that can fail).
 . "$(dirname "$0")/lib.sh"
 
-PTYBENCH="${BLAUDE_BUILD:?}/bench/ptybench"
+PTYBENCH="${BLAUDE_BUILD:?}/ptybench"
 [ -x "$PTYBENCH" ] || skip "ptybench not built ($PTYBENCH)"
 command -v script >/dev/null || skip "util-linux script not installed"
 
