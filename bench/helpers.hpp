@@ -19,4 +19,8 @@ int run_echo();
 // size it reads from its terminal; exits when it reads 'q' on stdin.
 int run_winch();
 
+// The floor: a minimal pty relay (forkpty, then poll, read, write and SIGWINCH copying,
+// nothing else) running argv. What a proxy can reach on this machine, for comparison.
+int run_relay(char** argv);
+
 }  // namespace ptybench

@@ -27,7 +27,8 @@ const char* kUsage =
     "usage: ptybench --blaude PATH [options]\n"
     "  --blaude PATH          blaude binary (run as: blaude --no-sandbox --exec CMD)\n"
     "  --script PATH          util-linux script (default: script)\n"
-    "  --variants LIST        comma list of direct,script,blaude (default: all three)\n"
+    "  --variants LIST        comma list of direct,script,blaude,relay (default: all four;\n"
+    "                         relay is ptybench's own minimal poll/read/write relay: the floor)\n"
     "  --size MIB             payload per throughput run (default 48)\n"
     "  --reps N               repetitions, interleaved across variants (default 7)\n"
     "  --rss-size MIB         one extra run each for script and blaude, for peak RSS\n"
@@ -36,7 +37,8 @@ const char* kUsage =
     "  --resize-samples N     resizes per variant (default 200)\n"
     "  --start-samples N      starts per variant for time to first output (default 20)\n"
     "  --corrupt-at N         control: the producer flips payload byte N (must be reported)\n"
-    "helper modes: --produce BYTES [--report FILE] [--corrupt-at N] | --echo | --winch\n";
+    "helper modes: --produce BYTES [--report FILE] [--corrupt-at N] | --echo | --winch |\n"
+    "              --relay CMD ARGS...\n";
 
 int usage_error(const std::string& msg) {
   std::fprintf(stderr, "ptybench: %s\nTry 'ptybench --help'.\n", msg.c_str());
@@ -70,6 +72,7 @@ bool parse_variants(const std::string& list, std::vector<Variant>& out) {
     if (n == "direct") out.push_back(Variant::Direct);
     else if (n == "script") out.push_back(Variant::Script);
     else if (n == "blaude") out.push_back(Variant::Blaude);
+    else if (n == "relay") out.push_back(Variant::Relay);
     else return false;
     i = j + 1;
   }
@@ -104,7 +107,7 @@ int bench(Config& c, const std::string& cmdline) {
   char tmpl[] = "/tmp/ptybench.XXXXXX";
   if (!mkdtemp(tmpl)) return usage_error("cannot create a temp dir");
   c.setup.tmpdir = tmpl;
-  std::array<Samples, 3> s;
+  std::array<Samples, 4> s;
   Context ctx;
   ctx.command = cmdline;
   ctx.reps = c.reps;
@@ -154,7 +157,7 @@ int bench(Config& c, const std::string& cmdline) {
   }
   if (c.rss_mib > 0) {
     for (Variant v : c.variants) {
-      if (v == Variant::Direct) continue;
+      if (v == Variant::Direct || v == Variant::Relay) continue;
       Samples& x = s[static_cast<size_t>(v)];
       std::fprintf(stderr, "peak RSS, %.0f MiB through %s...\n", c.rss_mib, name_of(v));
       attempt(ctx, x, v, "big run", [&] {
@@ -195,6 +198,10 @@ int main(int argc, char** argv) {
   // Helper modes first: they are what the proxies run.
   if (!a.empty() && a[0] == "--echo") return run_echo();
   if (!a.empty() && a[0] == "--winch") return run_winch();
+  if (!a.empty() && a[0] == "--relay") {
+    if (argc < 3) return usage_error("--relay needs a command");
+    return run_relay(argv + 2);
+  }
   if (!a.empty() && a[0] == "--produce") {
     double n = 0, k = -1;
     std::string report;
@@ -210,7 +217,7 @@ int main(int argc, char** argv) {
 
   Config c;
   c.setup.script = "script";
-  parse_variants("direct,script,blaude", c.variants);
+  parse_variants("direct,script,blaude,relay", c.variants);
   std::string cmdline = "ptybench";
   for (const auto& s : a) cmdline += " " + s;
   for (size_t i = 0; i < a.size(); ++i) {

@@ -73,6 +73,7 @@ const char* name_of(Variant v) {
     case Variant::Direct: return "direct";
     case Variant::Script: return "script";
     case Variant::Blaude: return "blaude";
+    case Variant::Relay: return "relay";
   }
   return "?";
 }
@@ -91,6 +92,11 @@ std::vector<std::string> command_for(const Setup& s, Variant v,
     }
     case Variant::Blaude: {
       std::vector<std::string> r = {s.blaude, "--no-sandbox", "--exec"};
+      r.insert(r.end(), argv.begin(), argv.end());
+      return r;
+    }
+    case Variant::Relay: {
+      std::vector<std::string> r = {s.self, "--relay"};
       r.insert(r.end(), argv.begin(), argv.end());
       return r;
     }

@@ -7,7 +7,8 @@
 
 namespace ptybench {
 
-enum class Variant { Direct, Script, Blaude };
+// Relay: ptybench's own minimal poll/read/write relay, the floor a proxy can reach here.
+enum class Variant { Direct, Script, Blaude, Relay };
 const char* name_of(Variant v);
 
 struct Setup {

@@ -31,7 +31,7 @@ struct Context {
 
 double percentile(std::vector<double> v, double p);  // nearest rank; NaN if empty
 
-// Columns: direct, script, blaude.
-std::string render_table(const std::array<Samples, 3>& s, const Context& ctx);
+// Columns: direct, script, blaude; relay (index 3) is reported below the table.
+std::string render_table(const std::array<Samples, 4>& s, const Context& ctx);
 
 }  // namespace ptybench
