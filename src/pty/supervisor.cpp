@@ -76,7 +76,10 @@ int run_pty(const std::string& path, const Command& cmd, const SuperviseOptions&
 
   // Handlers first: a signal that arrives while the child starts is queued, not fatal.
   SignalPipe sigs({SIGWINCH, SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGTSTP, SIGCONT});
-  Child c = spawn_on_pty(path, cmd, &modes.original(), have_ws ? &ws : nullptr);
+  termios child_modes = modes.original();
+  if (ep->modes_fd >= 0 && tcgetattr(ep->modes_fd, &child_modes) != 0)
+    child_modes = modes.original();
+  Child c = spawn_on_pty(path, cmd, &child_modes, have_ws ? &ws : nullptr);
   if (c.pid < 0 || c.exec_errno) {
     if (c.pid > 0) waitpid(c.pid, nullptr, 0);
     return report_exec_error(cmd.argv[0], c.exec_errno ? c.exec_errno : EIO);
