@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,35 @@ void attempt(Context& ctx, Samples& s, Variant v, const char* what, F f) {
   }
 }
 
+// One probe per variant, all open at once; samples alternate A B C A B C ... after a warm-up.
+template <class P, class Out>
+void sample_side_by_side(const Config& c, std::array<Samples, 4>& s, Context& ctx,
+                         const char* what, int samples, Out out) {
+  std::vector<std::pair<Variant, std::unique_ptr<Probe>>> probes;
+  for (Variant v : c.variants) {
+    attempt(ctx, s[static_cast<size_t>(v)], v, what,
+            [&] { probes.emplace_back(v, std::make_unique<P>(c.setup, v)); });
+  }
+  constexpr int kWarmup = 5;
+  for (int i = 0; i < samples + kWarmup; ++i) {
+    for (auto& [v, probe] : probes) {
+      if (!probe) continue;
+      attempt(ctx, s[static_cast<size_t>(v)], v, what, [&, v = v] {
+        try {
+          double us = probe->sample_us();
+          if (i >= kWarmup) out(s[static_cast<size_t>(v)]).push_back(us);
+        } catch (...) {
+          probe.reset();  // its destructor kills and reaps the helper
+          throw;
+        }
+      });
+    }
+  }
+  for (auto& [v, probe] : probes) {
+    if (probe) attempt(ctx, s[static_cast<size_t>(v)], v, what, [&] { probe->finish(); });
+  }
+}
+
 int bench(Config& c, const std::string& cmdline) {
   char tmpl[] = "/tmp/ptybench.XXXXXX";
   if (!mkdtemp(tmpl)) return usage_error("cannot create a temp dir");
@@ -135,18 +165,11 @@ int bench(Config& c, const std::string& cmdline) {
     }
   }
   for (int r = 0; r < c.reps; ++r) {
-    for (Variant v : c.variants) {
-      Samples& x = s[static_cast<size_t>(v)];
-      std::fprintf(stderr, "latency %d/%d %s...\n", r + 1, c.reps, name_of(v));
-      attempt(ctx, x, v, "keystroke latency", [&] {
-        auto us = run_echo_latency(c.setup, v, std::max(1, c.latency / c.reps));
-        x.echo_us.insert(x.echo_us.end(), us.begin(), us.end());
-      });
-      attempt(ctx, x, v, "resize latency", [&] {
-        auto us = run_resize_latency(c.setup, v, std::max(1, c.resize / c.reps));
-        x.resize_us.insert(x.resize_us.end(), us.begin(), us.end());
-      });
-    }
+    std::fprintf(stderr, "latency %d/%d...\n", r + 1, c.reps);
+    sample_side_by_side<EchoProbe>(c, s, ctx, "keystroke latency", std::max(1, c.latency / c.reps),
+                                   [](Samples& x) -> std::vector<double>& { return x.echo_us; });
+    sample_side_by_side<ResizeProbe>(c, s, ctx, "resize latency", std::max(1, c.resize / c.reps),
+                                     [](Samples& x) -> std::vector<double>& { return x.resize_us; });
   }
   std::fprintf(stderr, "time to first output...\n");
   for (int i = 0; i < c.starts; ++i) {

@@ -152,59 +152,57 @@ Transfer run_transfer(const Setup& s, Variant v, uint64_t bytes, int64_t corrupt
   return t;
 }
 
-std::vector<double> run_echo_latency(const Setup& s, Variant v, int samples) {
-  PtyProc p(command_for(s, v, {"--echo"}), child_env(s), kSize);
-  std::string rest;
-  p.read_until(kEchoReady, rest);
-  if (!rest.empty()) throw BenchError("unexpected output after the echo helper's marker");
-  std::vector<double> us;
-  constexpr int kWarmup = 20;
-  char buf[64];
-  for (int i = 0; i < samples + kWarmup; ++i) {
-    uint64_t t0 = now_ns();
-    p.write_all("x");
-    size_t n = p.read_some(buf, sizeof buf, 10);
-    uint64_t t1 = now_ns();
-    if (n != 1 || buf[0] != 'x')
-      throw BenchError(std::string("echo returned ") + std::to_string(n) + " unexpected bytes");
-    if (i >= kWarmup) us.push_back(static_cast<double>(t1 - t0) / 1e3);
-  }
-  p.write_all("q");
-  p.drain();
+Probe::Probe(const Setup& s, Variant v, const char* mode)
+    : p_(std::make_unique<PtyProc>(command_for(s, v, {mode}), child_env(s), kSize)), v_(v) {}
+
+Probe::~Probe() = default;
+
+void Probe::finish() {
+  p_->write_all("q");
+  p_->drain();
   rusage ru{};
-  expect_clean_exit(p.wait(ru), name_of(v));
-  return us;
+  expect_clean_exit(p_->wait(ru), name_of(v_));
 }
 
-std::vector<double> run_resize_latency(const Setup& s, Variant v, int samples) {
-  PtyProc p(command_for(s, v, {"--winch"}), child_env(s), kSize);
-  std::string seen;
-  p.read_until(kWinchReady, seen);
-  std::vector<double> us;
-  constexpr int kWarmup = 3;
+EchoProbe::EchoProbe(const Setup& s, Variant v) : Probe(s, v, "--echo") {
+  std::string rest;
+  p_->read_until(kEchoReady, rest);
+  if (!rest.empty()) throw BenchError("unexpected output after the echo helper's marker");
+}
+
+double EchoProbe::sample_us() {
+  char buf[64];
+  uint64_t t0 = now_ns();
+  p_->write_all("x");
+  size_t n = p_->read_some(buf, sizeof buf, 10);
+  uint64_t t1 = now_ns();
+  if (n != 1 || buf[0] != 'x')
+    throw BenchError("echo returned " + std::to_string(n) + " unexpected bytes");
+  return static_cast<double>(t1 - t0) / 1e3;
+}
+
+ResizeProbe::ResizeProbe(const Setup& s, Variant v) : Probe(s, v, "--winch") {
+  p_->read_until(kWinchReady, seen_);
+}
+
+double ResizeProbe::sample_us() {
+  // Every step changes the size, so every step makes the kernel signal the foreground.
+  int i = step_++;
+  winsize ws{static_cast<unsigned short>(25 + i % 40), static_cast<unsigned short>(81 + i % 3),
+             0, 0};
+  std::string want = "<<WS " + std::to_string(ws.ws_row) + " " + std::to_string(ws.ws_col) + ">>";
   char buf[256];
-  for (int i = 0; i < samples + kWarmup; ++i) {
-    // Every step changes the size, so every step makes the kernel signal the foreground.
-    winsize ws{static_cast<unsigned short>(25 + i % 40), static_cast<unsigned short>(81 + i % 3),
-               0, 0};
-    std::string want = "<<WS " + std::to_string(ws.ws_row) + " " + std::to_string(ws.ws_col) + ">>";
-    uint64_t t0 = now_ns();
-    if (ioctl(p.master(), TIOCSWINSZ, &ws) != 0) throw BenchError("TIOCSWINSZ failed");
-    size_t pos;
-    while ((pos = seen.find(want)) == std::string::npos) {
-      size_t n = p.read_some(buf, sizeof buf, 10);
-      if (n == 0) throw BenchError("the resize helper ended early");
-      seen.append(buf, n);
-    }
-    uint64_t t1 = now_ns();
-    seen.erase(0, pos + want.size());
-    if (i >= kWarmup) us.push_back(static_cast<double>(t1 - t0) / 1e3);
+  uint64_t t0 = now_ns();
+  if (ioctl(p_->master(), TIOCSWINSZ, &ws) != 0) throw BenchError("TIOCSWINSZ failed");
+  size_t pos;
+  while ((pos = seen_.find(want)) == std::string::npos) {
+    size_t n = p_->read_some(buf, sizeof buf, 10);
+    if (n == 0) throw BenchError("the resize helper ended early");
+    seen_.append(buf, n);
   }
-  p.write_all("q");
-  p.drain();
-  rusage ru{};
-  expect_clean_exit(p.wait(ru), name_of(v));
-  return us;
+  uint64_t t1 = now_ns();
+  seen_.erase(0, pos + want.size());
+  return static_cast<double>(t1 - t0) / 1e3;
 }
 
 double run_first_output(const Setup& s, Variant v) {

@@ -2,6 +2,7 @@
 // a fresh pty. The caller interleaves variants so that machine noise hits them alike.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,13 +36,43 @@ struct Transfer {
 
 Transfer run_transfer(const Setup& s, Variant v, uint64_t bytes, int64_t corrupt_at = -1);
 
-// Keystroke round trips in microseconds: one byte written to the driver's master, the echo
-// helper reads it raw and writes it back, the driver reads it.
-std::vector<double> run_echo_latency(const Setup& s, Variant v, int samples);
+class PtyProc;
 
-// TIOCSWINSZ on the driver's master → the helper sees SIGWINCH and reports the new size;
-// microseconds until the report with that size arrives.
-std::vector<double> run_resize_latency(const Setup& s, Variant v, int samples);
+// A helper kept running under one variant so that samples of all variants can alternate one
+// by one (A B C A B C ...): a burst of load then hits every variant alike, which matters most
+// for the p99s. Each sample is sequential; the idle probes cost nothing meanwhile.
+class Probe {
+public:
+  virtual ~Probe();
+  virtual double sample_us() = 0;
+  // Asks the helper to quit, drains and reaps it; throws if it did not exit cleanly.
+  void finish();
+
+protected:
+  Probe(const Setup& s, Variant v, const char* mode);
+  std::unique_ptr<PtyProc> p_;
+  Variant v_;
+};
+
+// Keystroke round trip: one byte written to the driver's master, the echo helper reads it raw
+// and writes it back, the driver reads it.
+class EchoProbe : public Probe {
+public:
+  EchoProbe(const Setup& s, Variant v);
+  double sample_us() override;
+};
+
+// TIOCSWINSZ on the driver's master → the helper sees SIGWINCH and reports the new size; the
+// time until the report with that size arrives.
+class ResizeProbe : public Probe {
+public:
+  ResizeProbe(const Setup& s, Variant v);
+  double sample_us() override;
+
+private:
+  std::string seen_;
+  int step_ = 0;
+};
 
 // Spawn → the helper's first output (its start marker complete), in milliseconds.
 double run_first_output(const Setup& s, Variant v);
