@@ -13,7 +13,7 @@
 #include <optional>
 
 #include "asciinema/decide.hpp"
-#include "asciinema/watchdog.hpp"
+#include "pty/watchdog.hpp"
 #include "common/unique_fd.hpp"
 #include "pty/terminal.hpp"
 
@@ -48,7 +48,7 @@ private:
   UniqueFd tty_;           // the recorder's real terminal, private open file description
   termios rec_modes_{};    // its modes as the recorder set them, restored before resuming
   bool stopped_ = false;
-  Watchdog watchdog_;
+  pty::Watchdog watchdog_;
 };
 
 }  // namespace blaude::asciinema

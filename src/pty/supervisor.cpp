@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "pty/signal_pipe.hpp"
+#include "pty/watchdog.hpp"
 
 namespace blaude::pty {
 
@@ -86,6 +87,9 @@ int run_pty(const std::string& path, const Command& cmd, const SuperviseOptions&
   }
   spdlog::info("started {} (pid {}) on a pty", cmd.argv[0], c.pid);
 
+  // SIGKILL of blaude cannot be caught: a watchdog puts the modes back if it never hears from us.
+  Watchdog watchdog;
+  watchdog.start(-1, ep->size_fd, modes.original());
   modes.make_raw();
   install_crash_restore(&modes);
   SessionConfig sc;
@@ -98,6 +102,7 @@ int run_pty(const std::string& path, const Command& cmd, const SuperviseOptions&
   sc.signals = &sigs;
   int status = run_session(std::move(sc));
   modes.restore();
+  watchdog.disarm();
   install_crash_restore(nullptr);
   return exit_code_from_status(status);
 }

@@ -1,4 +1,4 @@
-#include "asciinema/watchdog.hpp"
+#include "pty/watchdog.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -8,7 +8,7 @@
 
 #include <cerrno>
 
-namespace blaude::asciinema {
+namespace blaude::pty {
 
 namespace {
 
@@ -51,8 +51,10 @@ constexpr char kDisarm = 'd';
   // blaude is gone: give the recorder its terminal back the way it left it, then wake it up.
   while (tcsetattr(4, TCSANOW, &modes) != 0 && errno == EINTR) {
   }
-  kill(recorder, SIGCONT);
-  kill(recorder, SIGWINCH);  // the window may have changed while it was stopped
+  if (recorder > 0) {
+    kill(recorder, SIGCONT);
+    kill(recorder, SIGWINCH);  // the window may have changed while it was stopped
+  }
   _exit(0);
 }
 
@@ -82,4 +84,4 @@ void Watchdog::disarm() {
   pid_ = -1;
 }
 
-}  // namespace blaude::asciinema
+}  // namespace blaude::pty

@@ -1,18 +1,19 @@
-// A tiny process that resumes a paused recorder if blaude dies without doing it (SIGKILL).
-// It waits on a pipe whose write end only blaude holds: EOF without a "disarm" byte means
-// blaude is gone, so it restores the real terminal's modes and SIGCONTs the recorder.
+// A tiny process that puts a terminal back if blaude dies without doing it (SIGKILL): it waits
+// on a pipe whose write end only blaude holds; EOF without a "disarm" byte means blaude is gone,
+// so it restores the terminal's saved modes and, when blaude had paused a recorder, SIGCONTs it.
 #pragma once
 #include <sys/types.h>
 #include <termios.h>
 
 #include "common/unique_fd.hpp"
 
-namespace blaude::asciinema {
+namespace blaude::pty {
 
 class Watchdog {
 public:
   // Forks the watchdog. It keeps only the pipe's read end and `tty` (dup'ed), in its own session,
   // with stdio on /dev/null and the job-control and termination signals ignored.
+  // `recorder` <= 0: only the modes are restored.
   bool start(pid_t recorder, int tty, const termios& modes);
   // Blaude resumed the recorder itself: tell the watchdog to exit, and reap it.
   void disarm();
@@ -29,4 +30,4 @@ private:
   UniqueFd write_end_;
 };
 
-}  // namespace blaude::asciinema
+}  // namespace blaude::pty
