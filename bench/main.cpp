@@ -2,13 +2,13 @@
 // Usage: ptybench --blaude PATH [options]; the helper modes (--produce, --echo, --winch) are
 // what runs inside the pty under test.
 #include <stdlib.h>
-#include <cstdlib>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -70,11 +70,16 @@ bool parse_variants(const std::string& list, std::vector<Variant>& out) {
     size_t j = list.find(',', i);
     if (j == std::string::npos) j = list.size();
     std::string n = list.substr(i, j - i);
-    if (n == "direct") out.push_back(Variant::Direct);
-    else if (n == "script") out.push_back(Variant::Script);
-    else if (n == "blaude") out.push_back(Variant::Blaude);
-    else if (n == "relay") out.push_back(Variant::Relay);
-    else return false;
+    if (n == "direct")
+      out.push_back(Variant::Direct);
+    else if (n == "script")
+      out.push_back(Variant::Script);
+    else if (n == "blaude")
+      out.push_back(Variant::Blaude);
+    else if (n == "relay")
+      out.push_back(Variant::Relay);
+    else
+      return false;
     i = j + 1;
   }
   return !out.empty();
@@ -106,8 +111,8 @@ void attempt(Context& ctx, Samples& s, Variant v, const char* what, F f) {
 
 // One probe per variant, all open at once; samples alternate A B C A B C ... after a warm-up.
 template <class P, class Out>
-void sample_side_by_side(const Config& c, std::array<Samples, 4>& s, Context& ctx,
-                         const char* what, int samples, Out out) {
+void sample_side_by_side(const Config& c, std::array<Samples, 4>& s, Context& ctx, const char* what,
+                         int samples, Out out) {
   std::vector<std::pair<Variant, std::unique_ptr<Probe>>> probes;
   for (Variant v : c.variants) {
     attempt(ctx, s[static_cast<size_t>(v)], v, what,
@@ -115,9 +120,12 @@ void sample_side_by_side(const Config& c, std::array<Samples, 4>& s, Context& ct
   }
   constexpr int kWarmup = 5;
   for (int i = 0; i < samples + kWarmup; ++i) {
-    for (auto& [v, probe] : probes) {
+    // Plain references, not structured bindings: clang before 16 cannot capture those.
+    for (auto& entry : probes) {
+      Variant v = entry.first;
+      std::unique_ptr<Probe>& probe = entry.second;
       if (!probe) continue;
-      attempt(ctx, s[static_cast<size_t>(v)], v, what, [&, v = v] {
+      attempt(ctx, s[static_cast<size_t>(v)], v, what, [&] {
         try {
           double us = probe->sample_us();
           if (i >= kWarmup) out(s[static_cast<size_t>(v)]).push_back(us);
@@ -128,8 +136,11 @@ void sample_side_by_side(const Config& c, std::array<Samples, 4>& s, Context& ct
       });
     }
   }
-  for (auto& [v, probe] : probes) {
-    if (probe) attempt(ctx, s[static_cast<size_t>(v)], v, what, [&] { probe->finish(); });
+  for (auto& entry : probes) {
+    Probe* probe = entry.second.get();
+    if (probe)
+      attempt(ctx, s[static_cast<size_t>(entry.first)], entry.first, what,
+              [&] { probe->finish(); });
   }
 }
 
@@ -153,7 +164,8 @@ int bench(Config& c, const std::string& cmdline) {
       attempt(ctx, x, v, "throughput", [&] {
         Transfer t = run_transfer(c.setup, v, bytes, c.corrupt_at);
         if (!t.exact) {
-          ctx.problems.push_back(std::string(name_of(v)) + " transfer not byte-exact: " + t.problem);
+          ctx.problems.push_back(std::string(name_of(v)) +
+                                 " transfer not byte-exact: " + t.problem);
           x.exact = false;
           return;
         }
@@ -168,14 +180,16 @@ int bench(Config& c, const std::string& cmdline) {
     std::fprintf(stderr, "latency %d/%d...\n", r + 1, c.reps);
     sample_side_by_side<EchoProbe>(c, s, ctx, "keystroke latency", std::max(1, c.latency / c.reps),
                                    [](Samples& x) -> std::vector<double>& { return x.echo_us; });
-    sample_side_by_side<ResizeProbe>(c, s, ctx, "resize latency", std::max(1, c.resize / c.reps),
-                                     [](Samples& x) -> std::vector<double>& { return x.resize_us; });
+    sample_side_by_side<ResizeProbe>(
+        c, s, ctx, "resize latency", std::max(1, c.resize / c.reps),
+        [](Samples& x) -> std::vector<double>& { return x.resize_us; });
   }
   std::fprintf(stderr, "time to first output...\n");
   for (int i = 0; i < c.starts; ++i) {
     for (Variant v : c.variants) {
       Samples& x = s[static_cast<size_t>(v)];
-      attempt(ctx, x, v, "first output", [&] { x.first_output_ms.push_back(run_first_output(c.setup, v)); });
+      attempt(ctx, x, v, "first output",
+              [&] { x.first_output_ms.push_back(run_first_output(c.setup, v)); });
     }
   }
   if (c.rss_mib > 0) {
@@ -231,9 +245,11 @@ int main(int argc, char** argv) {
     size_t i = 0;
     if (!num(i, n)) return usage_error("--produce needs a byte count");
     for (++i; i < a.size(); ++i) {
-      if (a[i] == "--report" && i + 1 < a.size()) report = a[++i];
-      else if (a[i] == "--corrupt-at" && num(i, k)) {}
-      else return usage_error("unknown producer option " + a[i]);
+      if (a[i] == "--report" && i + 1 < a.size())
+        report = a[++i];
+      else if (a[i] == "--corrupt-at" && num(i, k)) {
+      } else
+        return usage_error("unknown producer option " + a[i]);
     }
     return run_producer(static_cast<uint64_t>(n), report, static_cast<int64_t>(k));
   }
@@ -276,7 +292,8 @@ int main(int argc, char** argv) {
   bool want_script = false;
   for (Variant v : c.variants) want_script |= v == Variant::Script;
   if (want_script && !on_path(c.setup.script))
-    return usage_error(c.setup.script + " not found (util-linux script is the peer)\n"
+    return usage_error(c.setup.script +
+                       " not found (util-linux script is the peer)\n"
                        "Install util-linux, pass --script PATH, or leave it out with --variants");
   bool want_blaude = false;
   for (Variant v : c.variants) want_blaude |= v == Variant::Blaude;

@@ -29,7 +29,9 @@ std::string shell_quote(const std::string& a) {
   return r + "'";
 }
 
-double usec(const timeval& tv) { return static_cast<double>(tv.tv_sec) * 1e6 + static_cast<double>(tv.tv_usec); }
+double usec(const timeval& tv) {
+  return static_cast<double>(tv.tv_sec) * 1e6 + static_cast<double>(tv.tv_usec);
+}
 
 void expect_clean_exit(int st, const char* what) {
   if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
@@ -70,10 +72,14 @@ struct Checker {
 
 const char* name_of(Variant v) {
   switch (v) {
-    case Variant::Direct: return "direct";
-    case Variant::Script: return "script";
-    case Variant::Blaude: return "blaude";
-    case Variant::Relay: return "relay";
+    case Variant::Direct:
+      return "direct";
+    case Variant::Script:
+      return "script";
+    case Variant::Blaude:
+      return "blaude";
+    case Variant::Relay:
+      return "relay";
   }
   return "?";
 }
@@ -188,8 +194,8 @@ ResizeProbe::ResizeProbe(const Setup& s, Variant v) : Probe(s, v, "--winch") {
 double ResizeProbe::sample_us() {
   // Every step changes the size, so every step makes the kernel signal the foreground.
   int i = step_++;
-  winsize ws{static_cast<unsigned short>(25 + i % 40), static_cast<unsigned short>(81 + i % 3),
-             0, 0};
+  winsize ws{static_cast<unsigned short>(25 + i % 40), static_cast<unsigned short>(81 + i % 3), 0,
+             0};
   std::string want = "<<WS " + std::to_string(ws.ws_row) + " " + std::to_string(ws.ws_col) + ">>";
   char buf[256];
   uint64_t t0 = now_ns();

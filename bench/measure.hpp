@@ -24,14 +24,14 @@ std::vector<std::string> command_for(const Setup& s, Variant v,
                                      const std::vector<std::string>& helper);
 
 struct Transfer {
-  uint64_t bytes = 0;          // payload bytes that arrived and matched
-  bool exact = false;          // every byte arrived, in order, nothing extra
-  std::string problem;         // why not exact
-  double seconds = 0;          // start marker seen → last payload byte
-  double proxy_cpu_s = 0;      // proxy alone (0 for direct)
+  uint64_t bytes = 0;      // payload bytes that arrived and matched
+  bool exact = false;      // every byte arrived, in order, nothing extra
+  std::string problem;     // why not exact
+  double seconds = 0;      // start marker seen → last payload byte
+  double proxy_cpu_s = 0;  // proxy alone (0 for direct)
   double producer_cpu_s = 0;
-  long proxy_hwm_kib = 0;      // peak RSS of the proxy (direct: of the producer), sampled live
-  size_t preamble = 0;         // bytes before the start marker (blaude's --no-sandbox notice)
+  long proxy_hwm_kib = 0;  // peak RSS of the proxy (direct: of the producer), sampled live
+  size_t preamble = 0;     // bytes before the start marker (blaude's --no-sandbox notice)
 };
 
 Transfer run_transfer(const Setup& s, Variant v, uint64_t bytes, int64_t corrupt_at = -1);
@@ -42,13 +42,13 @@ class PtyProc;
 // by one (A B C A B C ...): a burst of load then hits every variant alike, which matters most
 // for the p99s. Each sample is sequential; the idle probes cost nothing meanwhile.
 class Probe {
-public:
+ public:
   virtual ~Probe();
   virtual double sample_us() = 0;
   // Asks the helper to quit, drains and reaps it; throws if it did not exit cleanly.
   void finish();
 
-protected:
+ protected:
   Probe(const Setup& s, Variant v, const char* mode);
   std::unique_ptr<PtyProc> p_;
   Variant v_;
@@ -57,7 +57,7 @@ protected:
 // Keystroke round trip: one byte written to the driver's master, the echo helper reads it raw
 // and writes it back, the driver reads it.
 class EchoProbe : public Probe {
-public:
+ public:
   EchoProbe(const Setup& s, Variant v);
   double sample_us() override;
 };
@@ -65,11 +65,11 @@ public:
 // TIOCSWINSZ on the driver's master → the helper sees SIGWINCH and reports the new size; the
 // time until the report with that size arrives.
 class ResizeProbe : public Probe {
-public:
+ public:
   ResizeProbe(const Setup& s, Variant v);
   double sample_us() override;
 
-private:
+ private:
   std::string seen_;
   int step_ = 0;
 };

@@ -1,9 +1,9 @@
 // The driver's side: a pty pair playing the user's terminal (raw, so the driver sees exactly
 // what the program under test wrote), a process started on its slave, and timed reads.
 #pragma once
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/types.h>
-#include <sys/ioctl.h>
 
 #include <cstdint>
 #include <stdexcept>
@@ -22,7 +22,7 @@ uint64_t now_ns();  // CLOCK_MONOTONIC
 // A process on a fresh pty pair. The driver holds only the master; the kernel ends reads with
 // EIO once every holder of the slave is gone.
 class PtyProc {
-public:
+ public:
   PtyProc(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
           winsize ws);
   ~PtyProc();  // kills (SIGKILL, by pid) and reaps a process still running
@@ -44,7 +44,7 @@ public:
   // Waits for the exit; returns the wait status and the rusage of it and its reaped children.
   int wait(rusage& ru, unsigned timeout_s = 60);
 
-private:
+ private:
   int master_ = -1;
   pid_t pid_ = -1;
   uint64_t spawned_ns_ = 0;

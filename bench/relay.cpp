@@ -73,8 +73,10 @@ int run_relay(char** argv) {
     }
     if (fds[1].revents) {
       ssize_t n = read(0, buf, sizeof buf);
-      if (n <= 0) fds[1].fd = -1;
-      else write_all(master, buf, static_cast<size_t>(n));
+      if (n <= 0)
+        fds[1].fd = -1;
+      else
+        write_all(master, buf, static_cast<size_t>(n));
     }
     if (fds[2].revents) {
       signalfd_siginfo si;

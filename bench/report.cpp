@@ -45,7 +45,8 @@ std::string render_row(const Row& r) {
   if (r.base >= 0 && !std::isnan(b) && !std::isnan(r.v[r.base]) && r.v[r.base] > 0) {
     double q = b / r.v[r.base];
     ratio = fmt(q, 2) + "x " + (r.base == 0 ? "direct" : "script");
-    if (!std::isnan(r.limit)) met = (r.higher_better ? q >= r.limit : q <= r.limit) ? "yes" : "**no**";
+    if (!std::isnan(r.limit))
+      met = (r.higher_better ? q >= r.limit : q <= r.limit) ? "yes" : "**no**";
   }
   if (!std::isnan(r.abs_limit) && !std::isnan(b)) met = b <= r.abs_limit ? "yes" : "**no**";
   o << " | " << ratio << " | " << r.target << " | " << met << " |\n";
@@ -96,8 +97,7 @@ std::string render_table(const std::array<Samples, 4>& s, const Context& ctx) {
       {"resize latency p99, µs",
        each(s, [](const Samples& x) { return percentile(x.resize_us, 99); }), 1, 1, NAN, false,
        1000, "<= 1000 µs"},
-      {"peak RSS of the proxy, MiB (" + rss_label + ")", rss, 2, 1, NAN, false, 8,
-       "<= 8 MiB"},
+      {"peak RSS of the proxy, MiB (" + rss_label + ")", rss, 2, 1, NAN, false, 8, "<= 8 MiB"},
   };
   std::ostringstream o;
   o << "| metric | direct | script | blaude | ratio | target | met? |\n"
@@ -111,26 +111,26 @@ std::string render_table(const std::array<Samples, 4>& s, const Context& ctx) {
   o << " (every payload byte compared with the pattern)\n";
   for (size_t i = 0; i < 4; ++i) {
     if (!s[i].ran || s[i].bytes == 0) continue;
-    o << "- " << names[i] << ": throughput min/median/max " << fmt(percentile(s[i].mib_s, 0))
-      << "/" << fmt(percentile(s[i].mib_s, 50)) << "/" << fmt(percentile(s[i].mib_s, 100))
+    o << "- " << names[i] << ": throughput min/median/max " << fmt(percentile(s[i].mib_s, 0)) << "/"
+      << fmt(percentile(s[i].mib_s, 50)) << "/" << fmt(percentile(s[i].mib_s, 100))
       << " MiB/s; producer CPU " << fmt(s[i].producer_cpu_s / (s[i].bytes / 1073741824.0), 3)
       << " s/GiB; " << s[i].echo_us.size() << " round trips, " << s[i].resize_us.size()
       << " resizes, " << s[i].first_output_ms.size() << " starts";
     if (s[i].rss_run_mib > 0)
-      o << "; big run " << fmt(s[i].rss_run_mib, 0) << " MiB at " << fmt(s[i].rss_run_mib_s) << " MiB/s";
+      o << "; big run " << fmt(s[i].rss_run_mib, 0) << " MiB at " << fmt(s[i].rss_run_mib_s)
+        << " MiB/s";
     o << "\n";
   }
   if (s[3].ran) {
     const Samples& r = s[3];
     double tp = percentile(r.mib_s, 100), tpd = percentile(s[0].mib_s, 100);
     double cpu_r = cpu_per_gib(r), cpu_s = s[1].ran ? cpu_per_gib(s[1]) : NAN;
-    o << "- floor, ptybench's minimal poll/read/write relay: best throughput " << fmt(tp) << " MiB/s ("
-      << fmt(tp / tpd, 2) << "x direct), proxy CPU " << fmt(cpu_r, 3) << " s/GiB ("
-      << fmt(cpu_r / cpu_s, 2) << "x script), round trip p50/p99 "
-      << fmt(percentile(r.echo_us, 50)) << "/" << fmt(percentile(r.echo_us, 99))
-      << " µs, resize p50/p99 " << fmt(percentile(r.resize_us, 50)) << "/"
-      << fmt(percentile(r.resize_us, 99)) << " µs, first output p50 "
-      << fmt(percentile(r.first_output_ms, 50), 2) << " ms\n";
+    o << "- floor, ptybench's minimal poll/read/write relay: best throughput " << fmt(tp)
+      << " MiB/s (" << fmt(tp / tpd, 2) << "x direct), proxy CPU " << fmt(cpu_r, 3) << " s/GiB ("
+      << fmt(cpu_r / cpu_s, 2) << "x script), round trip p50/p99 " << fmt(percentile(r.echo_us, 50))
+      << "/" << fmt(percentile(r.echo_us, 99)) << " µs, resize p50/p99 "
+      << fmt(percentile(r.resize_us, 50)) << "/" << fmt(percentile(r.resize_us, 99))
+      << " µs, first output p50 " << fmt(percentile(r.first_output_ms, 50), 2) << " ms\n";
   }
   o << "- load average before: " << ctx.load_before << "; after: " << ctx.load_after << "\n";
   for (const auto& p : ctx.problems) o << "- PROBLEM: " << p << "\n";

@@ -9,14 +9,14 @@
 namespace ptybench {
 
 struct Samples {
-  std::vector<double> mib_s;          // one per throughput run
-  double proxy_cpu_s = 0;             // summed over throughput runs
+  std::vector<double> mib_s;  // one per throughput run
+  double proxy_cpu_s = 0;     // summed over throughput runs
   double producer_cpu_s = 0;
-  double bytes = 0;                   // payload bytes of those runs
+  double bytes = 0;  // payload bytes of those runs
   bool exact = true;
   std::vector<double> echo_us, resize_us, first_output_ms;
-  long rss_kib = 0;                   // peak RSS while proxying the big run
-  double rss_run_mib = 0;             // its size
+  long rss_kib = 0;        // peak RSS while proxying the big run
+  double rss_run_mib = 0;  // its size
   double rss_run_mib_s = 0;
   bool ran = false;
 };
