@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -211,7 +212,8 @@ int bench(Config& c, const std::string& cmdline) {
     }
   }
   ctx.load_after = loadavg();
-  rmdir(tmpl);  // blaude's log dir may remain; it is small and names the run
+  std::error_code ec;
+  std::filesystem::remove_all(tmpl, ec);  // CPU reports and blaude's log (XDG_STATE_HOME)
   utsname u{};
   uname(&u);
   std::printf("`%s`  \n%ld CPUs, Linux %s\n\n", cmdline.c_str(), sysconf(_SC_NPROCESSORS_ONLN),
