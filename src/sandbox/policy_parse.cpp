@@ -78,11 +78,13 @@ std::string strip_slash(std::string p) {
 }
 
 constexpr std::array kKernelDirs = {"/proc", "/sys", "/dev", "/run", "/boot"};
+// Top-level directories: never granted whole (the base policy provides what is needed of them).
+constexpr std::array kTopLevel = {"/home", "/Users", "/mnt", "/media", "/Volumes"};
+// System trees: never granted whole, never writable anywhere inside.
 constexpr std::array kSystemRoots = {"/bin",  "/sbin", "/usr",    "/lib",   "/lib32",
                                      "/lib64", "/libx32", "/etc", "/var",   "/private",
                                      "/opt",  "/System", "/Library", "/Applications",
-                                     "/nix",  "/snap",  "/srv",    "/root",  "/home",
-                                     "/Users", "/mnt",  "/media"};
+                                     "/nix",  "/snap",  "/srv",    "/root"};
 // Credentials: never opened by a policy file (blaude has --ssh / --aws for deliberate use).
 constexpr std::array kSecretHomeDirs = {".ssh", ".gnupg", ".aws"};
 // Places where something written now runs later, outside the sandbox.
@@ -119,6 +121,8 @@ std::string check_grant_path(Access access, const std::string& path, const Polic
     return "would grant $HOME or one of its ancestors";
   for (const char* d : kKernelDirs)
     if (path_within(path, d)) return std::string(d) + " is a kernel/runtime directory";
+  for (const char* r : kTopLevel)
+    if (path == r) return std::string(r) + " would grant every user's files";
   for (const char* r : kSystemRoots) {
     if (path == r) return std::string(r) + " is a system directory; the base policy covers it";
     if (access == Access::Write && path_within(path, r))
