@@ -5,7 +5,9 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cerrno>
+#include <cstdlib>
 
 #include "common/unique_fd.hpp"
 #include "sandbox/policy_print.hpp"
@@ -61,6 +63,30 @@ std::string tty_read_line(int fd) {
 }
 
 }  // namespace
+
+GateRequest gate_request_from_host(bool trust_policy) {
+  auto resolved = [](const char* p) {
+    char buf[PATH_MAX];
+    return p && ::realpath(p, buf) ? std::string(buf) : std::string(p ? p : "");
+  };
+  GateRequest req;
+  req.home = resolved(std::getenv("HOME"));
+  req.project_root = resolved(".");
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  req.config_dir = (xdg && xdg[0] == '/') ? std::string(xdg) + "/blaude" : req.home + "/.config/blaude";
+  if (const char* path = std::getenv("PATH")) {
+    std::string_view rest(path);
+    while (true) {
+      auto colon = rest.find(':');
+      auto dir = rest.substr(0, colon);
+      if (!dir.empty()) req.path_dirs.emplace_back(dir);
+      if (colon == std::string_view::npos) break;
+      rest.remove_prefix(colon + 1);
+    }
+  }
+  req.trust_policy = trust_policy;
+  return req;
+}
 
 std::string base_policy_id() {
   std::string s = std::string(kBaseRevision) + "\n" + protected_summary();

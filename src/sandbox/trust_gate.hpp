@@ -35,6 +35,10 @@ struct GateResult {
   std::string note;     // Proceed: optional one-liner for stderr ("trusted for this run only")
 };
 
+// The request for this host: project root = the current directory (resolved), home = $HOME
+// (resolved), config dir = $XDG_CONFIG_HOME/blaude or ~/.config/blaude, PATH split.
+GateRequest gate_request_from_host(bool trust_policy);
+
 // Identifies blaude's base policy (protected paths, toolchain table): trust given under another
 // base is asked again.
 std::string base_policy_id();
