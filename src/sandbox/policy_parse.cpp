@@ -1,3 +1,5 @@
+#include <utf8proc.h>
+
 #include <algorithm>
 #include <array>
 
@@ -26,8 +28,15 @@ bool valid_tool_name(std::string_view n) {
 // escapes everything anyway; refusing them here keeps the trust prompt honest (what you read is
 // what is granted) and keeps a newline from faking a second directive in any display.
 std::string bad_char(std::string_view p) {
-  for (unsigned char c : p) {
-    if (c < 0x20 || c == 0x7f) return "contains a control character";
+  const auto* b = reinterpret_cast<const utf8proc_uint8_t*>(p.data());
+  utf8proc_ssize_t left = static_cast<utf8proc_ssize_t>(p.size());
+  while (left > 0) {
+    utf8proc_int32_t c = 0;
+    utf8proc_ssize_t n = utf8proc_iterate(b, left, &c);
+    if (n <= 0) return "is not valid UTF-8";
+    b += n;
+    left -= n;
+    if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0)) return "contains a control character";
     if (c == '"' || c == '\'') return "contains a quote";
     if (c == '(' || c == ')') return "contains a parenthesis";
     if (c == '\\') return "contains a backslash";

@@ -70,6 +70,8 @@ TEST_CASE("policy: strict path rules", "[policy]") {
       {"allow-read ~/a\\b", "backslash"},
       {"allow-read ~/a\tb\x01", "control"},
       {"allow-read ~/a\x7f", "control"},
+      {"allow-read ~/\xef" "config", "UTF-8"},
+      {"allow-read ~/a\xc2\x9b", "control"},
       {"allow-read ~/a/../.ssh", "'..' segments"},
       {"allow-read ~/a/./b", "'.' segments"},
       {"allow-read ~/a//b", "empty path segment"},
