@@ -11,6 +11,7 @@
 
 #include "common/unique_fd.hpp"
 #include "sandbox/policy_print.hpp"
+#include "sandbox/policy_resolve.hpp"
 #include "sandbox/toolchains.hpp"
 #include "sandbox/trust_io.hpp"
 #include "sandbox/trust_ledger.hpp"
@@ -135,7 +136,11 @@ GateResult load_policies(const GateRequest& req) {
     L.project = std::move(parsed.policy);
     L.scope = trust_scope(req.project_root, path);
   }
-  L.grants = policy_grants(merge_policies(L.user, L.project));
+  // Symlinks in the project (or home) must not widen what the text says: resolve and re-check.
+  auto resolved = resolve_grants(policy_grants(merge_policies(L.user, L.project)), ctx);
+  if (!resolved.errors.empty())
+    return error(format_errors(resolved.errors), "remove the symlink or the grant");
+  L.grants = std::move(resolved.grants);
   r.status = GateResult::Status::Proceed;
   return r;
 }

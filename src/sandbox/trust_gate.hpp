@@ -24,7 +24,8 @@ struct LoadedPolicies {
   std::string sha256;        // of the project file's bytes
   std::string scope;         // trust scope of the project
   Policy user, project;
-  Grants grants;             // normalised, effective (user + project)
+  Grants grants;             // effective (user + project): normalised, symlinks resolved and
+                             // re-checked (policy_resolve.hpp); what the backends get
 };
 
 struct GateResult {

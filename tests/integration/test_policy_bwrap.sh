@@ -83,4 +83,19 @@ check "control: wrong order re-opens hooks" \
   sb_wrong_order sh -c "echo evil >> '$P/.git/hooks/pre-commit'"
 check "control: the write landed" grep -q evil "$P/.git/hooks/pre-commit"
 
+# Attack: a committed symlink makes an innocent-looking grant point at $HOME. bwrap would follow
+# it and bind all of $HOME writable; blaude refuses to start instead, naming the line.
+P2="$T_DIR/home2/proj"
+mkdir -p "$P2"
+ln -s "$T_DIR/home2" "$P2/cache"
+printf 'allow-write ./cache\n' >"$P2/.blaude"
+out=$(cd "$P2" && HOME="$T_DIR/home2" "$TOOL" bwrap-args 2>&1) && rc=0 || rc=$?
+check_eq "symlink to HOME: refused" 1 "$rc"
+check "symlink to HOME: names the line and the target" \
+  grep -q "$P2/.blaude:1: $P2/cache resolves to $T_DIR/home2" <<<"$out"
+check "symlink to HOME: no mount args printed" bash -c "! grep -q -- '--bind' <<<\"\$1\"" _ "$out"
+rm "$P2/cache" && mkdir "$P2/cache"
+out=$(cd "$P2" && HOME="$T_DIR/home2" "$TOOL" bwrap-args 2>&1) && rc=0 || rc=$?
+check_eq "control: a real directory there is accepted" 0 "$rc"
+
 finish
