@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "sandbox/launch_plan.hpp"
+#include "sandbox/seatbelt_profile.hpp"
+#include "sandbox/trust_gate.hpp"
 
 namespace blaude::sandbox {
 
@@ -23,6 +25,12 @@ struct SeatbeltLaunchError {
 std::variant<LaunchPlan, SeatbeltLaunchError> seatbelt_launch(
     const std::optional<std::string>& sandbox_exec, const std::string& profile,
     const std::vector<std::string>& command);
+
+// Host facts for the profile (portable; realpath only): resolved home, project and $TMPDIR, the
+// git common dir when it lies outside the project (a linked worktree), the project policy file.
+// tty_device: the supervisor's pty slave name (ptsname), so only that terminal is reachable.
+SeatbeltContext seatbelt_context_from_host(const GateRequest& req, const LoadedPolicies& loaded,
+                                           const std::string& tty_device);
 
 // Host probe: the usable sandbox-exec path. Always nullopt on non-Apple platforms.
 std::optional<std::string> probe_sandbox_exec();
