@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "asciinema/guard.hpp"
 #include "cli/parse.hpp"
 #include "common/log.hpp"
 #include "pty/supervisor.hpp"
@@ -41,7 +42,10 @@ int run(const cli::Options& o) {
   pty::Command cmd;
   cmd.argv = o.exec.empty() ? std::vector<std::string>{"claude"} : o.exec;
   if (o.exec.empty()) cmd.argv.insert(cmd.argv.end(), o.claude_args.begin(), o.claude_args.end());
+  // Declared before the session so that its destructor resumes a paused recorder afterwards.
+  asciinema::Guard recorder(o.no_asciinema);
   pty::SuperviseOptions so;
+  so.endpoint = [&recorder] { return recorder.endpoint(); };
   return pty::supervise(cmd, so);
 }
 
