@@ -42,6 +42,10 @@ struct ToolUse {
 struct Policy {
   std::vector<ToolUse> tools;
   Grants grants;  // every allow-* line and every toolchain path, expanded, in file order
+  // Lines accepted but without effect, said to the user ("file:line: ... ignored"). A grant
+  // inside the project is one: the project is already readable, writable and executable, and a
+  // separate mount of e.g. ./.git would be a second, unprotected path to .git/hooks.
+  std::vector<std::string> notes;
 };
 
 struct PolicyResult {

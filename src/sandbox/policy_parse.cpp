@@ -230,6 +230,12 @@ PolicyResult parse_policy(std::string_view text, const std::string& origin_file,
       continue;
     }
     if (auto why = check_grant_path(access, abs, ctx); !why.empty()) { err(why); continue; }
+    if (!ctx.project_root.empty() && path_within(abs, ctx.project_root)) {
+      r.policy.notes.push_back(origin + ": " + std::string(arg) +
+                               " is inside the project, which is already fully accessible; "
+                               "ignored");
+      continue;
+    }
     r.policy.grants.push_back({access, abs, origin});
   }
   if (!r.errors.empty()) r.policy = {};
@@ -240,6 +246,7 @@ Policy merge_policies(const Policy& user, const Policy& project) {
   Policy m = user;
   m.tools.insert(m.tools.end(), project.tools.begin(), project.tools.end());
   m.grants.insert(m.grants.end(), project.grants.begin(), project.grants.end());
+  m.notes.insert(m.notes.end(), project.notes.begin(), project.notes.end());
   return m;
 }
 

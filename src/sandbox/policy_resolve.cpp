@@ -17,6 +17,11 @@ ResolvedGrants resolve_grants(const Grants& grants, const PolicyContext& ctx) {
       out.errors.push_back({g.origin, 0, g.path + " resolves to " + real + ": " + why});
       continue;
     }
+    if (!ctx.project_root.empty() && path_within(real, ctx.project_root)) {
+      // A second mount of part of the project would dodge the protections of the first.
+      out.errors.push_back({g.origin, 0, g.path + " resolves into the project (" + real + ")"});
+      continue;
+    }
     auto base = real.substr(real.rfind('/') + 1);
     if (base == kPolicyFileName || base == kXclaudeFileName) {
       out.errors.push_back({g.origin, 0, g.path + " resolves to a policy file"});

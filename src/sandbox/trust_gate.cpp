@@ -190,7 +190,7 @@ GateResult run_trust_gate(const GateRequest& req) {
                  "for this run");
   // Discard type-ahead: only an answer typed after the question counts.
   ::tcflush(tty.get(), TCIFLUSH);
-  if (!tty_write(tty.get(), trust_prompt(L.project_file, check, project_grants)))
+  if (!tty_write(tty.get(), trust_prompt(L.project_file, check, project_grants, L.project.notes)))
     return error("cannot write to " + req.tty_path, "run blaude from a terminal");
   const std::string reply = tty_read_line(tty.get());
   if (!is_yes(reply)) {
@@ -221,6 +221,8 @@ std::string format_policy_report(const LoadedPolicies& L, bool trusted) {
          "\n";
   out += "user policy:    " + (L.user_file.empty() ? std::string("none") : L.user_file) + "\n";
   out += "grants, highest risk first:\n" + format_grants(L.grants);
+  for (const auto* p : {&L.user, &L.project})
+    for (const auto& n : p->notes) out += "  note: " + n + "\n";
   out += "whatever the policies say:\n" + protected_summary();
   return out;
 }

@@ -92,7 +92,8 @@ void record_trust(Ledger& ledger, TrustEntry entry) {
   ledger.entries.push_back(std::move(entry));
 }
 
-std::string trust_prompt(const std::string& file, const TrustCheck& check, const Grants& grants) {
+std::string trust_prompt(const std::string& file, const TrustCheck& check, const Grants& grants,
+                         const std::vector<std::string>& notes) {
   std::string out;
   switch (check.state) {
     case TrustState::New: out += "blaude: new project policy: " + file + "\n"; break;
@@ -103,6 +104,7 @@ std::string trust_prompt(const std::string& file, const TrustCheck& check, const
     case TrustState::Trusted: out += "blaude: trusted project policy: " + file + "\n"; break;
   }
   out += "It grants, highest risk first:\n" + format_grants(grants);
+  for (const auto& n : notes) out += "  note: " + n + "\n";
   if (check.previous) {
     out += "Compared with what you trusted before:\n";
     out += format_diff(diff_grants(check.previous->grants, grants));

@@ -43,7 +43,8 @@ TrustCheck check_trust(const Ledger& ledger, std::string_view scope, std::string
 void record_trust(Ledger& ledger, TrustEntry entry);
 
 // Everything the user sees before the question, and the question itself.
-std::string trust_prompt(const std::string& file, const TrustCheck& check, const Grants& grants);
+std::string trust_prompt(const std::string& file, const TrustCheck& check, const Grants& grants,
+                         const std::vector<std::string>& notes = {});
 
 // "y" / "yes" in any case, surrounding blanks ignored. Everything else, including "", is no.
 bool is_yes(std::string_view reply);

@@ -13,7 +13,7 @@ P="$H/proj"
 mkdir -p "$H" "$P"
 LEDGER="$H/.config/blaude/trusted"
 git -C "$P" init -q
-printf 'tool gh\nallow-read ~/.config/special\nallow-write ./build-cache\n' >"$P/.blaude"
+printf 'tool gh\nallow-read ~/.config/special\nallow-write ~/.cache/proj-build\nallow-write ./.git\n' >"$P/.blaude"
 git -C "$P" add .blaude
 git -C "$P" -c user.name=t -c user.email=t@t commit -qm init
 
@@ -28,7 +28,8 @@ run_gate "'$TOOL' gate"
 check "new policy asks" tm_wait 'apply this policy\? \[y/N\]' 30
 screen=$(tm_screen)
 check "prompt says new" grep -q "new project policy: $P/.blaude" <<<"$screen"
-check "prompt lists the write grant" grep -Eq "write +$P/build-cache" <<<"$screen"
+check "prompt lists the write grant" grep -Eq "write +$H/.cache/proj-build" <<<"$screen"
+check "prompt notes the ignored in-project grant" grep -q "$P/.blaude:4: ./.git is inside the project" <<<"$screen"
 check "prompt lists the toolchain read" grep -Eq "read +$H/.config/gh +\(tool gh" <<<"$screen"
 check "write listed before reads (by risk)" \
   bash -c "grep -n 'write ' <<<\"\$1\" | head -1 | cut -d: -f1 | { read w; r=\$(grep -n 'read  ' <<<\"\$1\" | head -1 | cut -d: -f1); [ \$w -lt \$r ]; }" _ "$screen"
@@ -99,6 +100,6 @@ check "print: lists the exec grant" grep -Eq "exec +$H/tools/mybin" <<<"$out"
 printf 'allow-write /\n' >>"$P/.blaude"
 out=$(cd "$P" && HOME="$H" "$TOOL" gate --trust-policy 2>&1) && rc=0 || rc=$?
 check_eq "invalid: exit 1" 1 "$rc"
-check "invalid: names file:line" grep -q "$P/.blaude:5: / would grant the whole file system" <<<"$out"
+check "invalid: names file:line" grep -q "$P/.blaude:6: / would grant the whole file system" <<<"$out"
 
 finish

@@ -68,6 +68,7 @@ inline std::string check_parsed(std::string_view text, const PolicyContext& ctx,
     else if (arg.starts_with("./")) path = ctx.project_root + arg.substr(1);
     else if (arg.starts_with("/")) path = arg;
     else return "accepted a path without ~/, ./ or /";
+    if (path_within(path, ctx.project_root)) continue;  // inside the project: ignored
     declared.push_back({a, path, origin});
   }
   if (declared.size() != r.policy.grants.size()) return "grant count differs from the lines";
@@ -77,6 +78,7 @@ inline std::string check_parsed(std::string_view text, const PolicyContext& ctx,
     if (d.access != g.access || d.path != g.path || d.origin != g.origin)
       return "grant differs from its line: " + g.path;
     if (g.path == "/" || path_within(ctx.home, g.path)) return "grant of / or $HOME: " + g.path;
+    if (path_within(g.path, ctx.project_root)) return "grant inside the project: " + g.path;
     if (g.path.find("//") != std::string::npos || g.path.find("/./") != std::string::npos ||
         g.path.find("/../") != std::string::npos || g.path.ends_with("/..") ||
         g.path.ends_with("/.") || g.path.ends_with("/"))

@@ -35,15 +35,16 @@ TEST_CASE("policy: the xclaude grammar is accepted and expanded", "[policy]") {
   Grants own;
   for (const auto& g : r.policy.grants)
     if (g.origin.rfind("tool", 0) != 0) own.push_back(g);
-  REQUIRE(own.size() == 4);
+  REQUIRE(own.size() == 3);
   CHECK(own[0].access == Access::Read);
   CHECK(own[0].path == "/Users/alice/.config/special");
   CHECK(own[0].origin == "/p/.blaude:4");
-  CHECK(own[1].access == Access::Write);
-  CHECK(own[1].path == "/Users/alice/src/app/local/.share");
-  CHECK(own[2].access == Access::Exec);
-  CHECK(own[2].path == "/opt/custom/bin");
-  CHECK(own[3].path == "/Users/alice/My Documents/notes");
+  CHECK(own[1].access == Access::Exec);
+  CHECK(own[1].path == "/opt/custom/bin");
+  CHECK(own[2].path == "/Users/alice/My Documents/notes");
+  // ./local/.share is inside the project: already writable, so no second mount of it.
+  REQUIRE(r.policy.notes.size() == 1);
+  CHECK(r.policy.notes[0].find("/p/.blaude:5: ./local/.share/ is inside the project") == 0);
 }
 
 TEST_CASE("policy: every rejection names file:line and why", "[policy]") {
@@ -136,6 +137,22 @@ TEST_CASE("policy: reads of places that are only write-protected are fine", "[po
     INFO(ok);
     CHECK(first_error(ok).empty());
   }
+}
+
+TEST_CASE("policy: grants inside the project are ignored, with a note", "[policy]") {
+  // A separate mount of ./.git would be a second, unprotected path to .git/hooks (the xclaude
+  // ordering attack, in its bwrap form): such lines grant nothing.
+  for (const char* line : {"allow-write ./.git", "allow-write /Users/alice/src/app",
+                           "allow-write /Users/alice/src/app/.git/hooks", "allow-exec ./x",
+                           "allow-read ./docs"}) {
+    INFO(line);
+    auto r = parse(line);
+    REQUIRE(r.ok());
+    CHECK(r.policy.grants.empty());
+    REQUIRE(r.policy.notes.size() == 1);
+    CHECK(r.policy.notes[0].find("ignored") != std::string::npos);
+  }
+  CHECK(parse("allow-write /Users/alice/src/app2").policy.grants.size() == 1);  // a sibling
 }
 
 TEST_CASE("policy: normalised grants merge, imply and order by risk", "[policy]") {

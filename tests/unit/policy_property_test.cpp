@@ -50,7 +50,7 @@ TEST_CASE("policy property: accepted files yield only the declared rules", "[pol
 TEST_CASE("policy property: the invariant checker notices a violation", "[policy][property]") {
   // Control: tampered parser results must be reported, or the property test proves nothing.
   const auto ctx = test_context();
-  const std::string text = "allow-read ~/a\nallow-write ./b\n";
+  const std::string text = "allow-read ~/a\nallow-write ~/b\n";
   auto good = parse_policy(text, "/f/.blaude", ctx);
   REQUIRE(good.ok());
   CHECK(check_parsed(text, ctx, good) == "");
@@ -58,7 +58,7 @@ TEST_CASE("policy property: the invariant checker notices a violation", "[policy
   wrong_kind.policy.grants[0].access = Access::Write;
   CHECK(check_parsed(text, ctx, wrong_kind) != "");
   auto wrong_path = good;
-  wrong_path.policy.grants[1].path = "/Users/alice/src/app/c";
+  wrong_path.policy.grants[1].path = "/Users/alice/c";
   CHECK(check_parsed(text, ctx, wrong_path) != "");
   auto extra = good;
   extra.policy.grants.push_back({Access::Write, "/Users/alice", "/f/.blaude:1"});
@@ -66,4 +66,7 @@ TEST_CASE("policy property: the invariant checker notices a violation", "[policy
   auto errors_but_grants = good;
   errors_but_grants.errors.push_back({"/f/.blaude", 1, "x"});
   CHECK(check_parsed(text, ctx, errors_but_grants) != "");
+  auto in_project = good;
+  in_project.policy.grants.push_back({Access::Write, "/Users/alice/src/app/.git", "/f/.blaude:2"});
+  CHECK(check_parsed(text, ctx, in_project) != "");
 }

@@ -35,6 +35,8 @@ TEST_CASE("policy resolve: symlinks cannot widen a grant", "[policy][resolve]") 
   fs::create_directory_symlink("/", proj + "/to-root");
   fs::create_directory_symlink(home + "/.ssh", proj + "/to-ssh");
   fs::create_directory_symlink(home + "/.cache/real", proj + "/cache");
+  fs::create_directories(proj + "/.git/hooks");
+  fs::create_directory_symlink(proj + "/.git", home + "/git-alias");
   PolicyContext ctx{home, proj, {}, home + "/.config/blaude"};
 
   SECTION("attack: a committed symlink to $HOME, / or ~/.ssh is refused, naming the line") {
@@ -45,6 +47,11 @@ TEST_CASE("policy resolve: symlinks cannot widen a grant", "[policy][resolve]") 
       CHECK(r.errors[0].file == "/p/.blaude:3");
       CHECK(r.errors[0].why.find("resolves to") != std::string::npos);
     }
+  }
+  SECTION("attack: a symlink from outside into the project is refused (second path to .git)") {
+    auto r = resolve_grants({{Access::Write, home + "/git-alias", "/p/.blaude:2"}}, ctx);
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].why.find("resolves into the project") != std::string::npos);
   }
   SECTION("control: the same grant without the symlink is accepted") {
     auto r = resolve_grants({{Access::Write, proj + "/plain", "/p/.blaude:3"}}, ctx);

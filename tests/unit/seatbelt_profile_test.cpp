@@ -77,10 +77,10 @@ TEST_CASE("seatbelt: golden rules per directive", "[seatbelt]") {
        ";; policy grants\n"
        ";; read from \"/Users/alice/src/app/.blaude:1\"\n"
        "(allow file-read-data\n  (subpath \"/Users/alice/.config/special\"))\n\n"},
-      {"allow-write ./local/.share",
+      {"allow-write ~/data/share",
        ";; policy grants\n"
        ";; write from \"/Users/alice/src/app/.blaude:1\"\n"
-       "(allow file-read-data file-write*\n  (subpath \"/Users/alice/src/app/local/.share\"))\n\n"},
+       "(allow file-read-data file-write*\n  (subpath \"/Users/alice/data/share\"))\n\n"},
       {"allow-exec /opt/custom/bin",
        ";; policy grants\n"
        ";; exec from \"/Users/alice/src/app/.blaude:1\"\n"
@@ -128,6 +128,7 @@ TEST_CASE("seatbelt: injection attacks are rejected or harmless", "[seatbelt][at
   auto r = parse_policy("allow-read ~/x\") (allow file-write* (subpath \"/\n", "/p/.blaude",
                         test_context());
   CHECK_FALSE(r.ok());
+  CHECK(parse_policy("allow-write ./.git\n", "/p/.blaude", test_context()).policy.grants.empty());
 
   // 2. Straight into the generator (a host path, or a parser bug): the quote is escaped and the
   //    text stays inside one string token. Control: the same text spliced unescaped, as xclaude
@@ -165,21 +166,25 @@ TEST_CASE("seatbelt: injection attacks are rejected or harmless", "[seatbelt][at
 TEST_CASE("seatbelt: ordering attack, no grant re-opens protected paths", "[seatbelt][attack]") {
   // xclaude put user rules after its denies, so `allow-write ./.git` re-opened .git/hooks
   // (last match wins). Here the protective denies are the last rules, whatever the policy.
+  // The parser already ignores grants inside the project; here the grants are handed to the
+  // generator directly (as if that check regressed) to show the ordering holds on its own.
   struct Case {
-    const char* line;
-    const char* victim;  // a protected path inside the grant
+    const char* grant;   // a write grant
+    const char* victim;  // a protected path inside it
   };
   const Case cases[] = {
-      {"allow-write ./.git", "/Users/alice/src/app/.git/hooks/pre-commit"},
-      {"allow-write /Users/alice/src/app", "/Users/alice/src/app/.git/hooks/pre-commit"},
-      {"allow-write ./.git/hooks", "/Users/alice/src/app/.git/hooks/post-checkout"},
-      {"allow-write ./sub/.env.local", "/Users/alice/src/app/sub/.env.local"},
-      {"allow-write ./.git/config", "/Users/alice/src/app/.git/config"},
-      {"allow-write ~/other-repo", "/Users/alice/other-repo/.git/hooks/pre-push"},
+      {"/Users/alice/src/app/.git", "/Users/alice/src/app/.git/hooks/pre-commit"},
+      {"/Users/alice/src/app", "/Users/alice/src/app/.git/hooks/pre-commit"},
+      {"/Users/alice/src/app/.git/hooks", "/Users/alice/src/app/.git/hooks/post-checkout"},
+      {"/Users/alice/src/app/sub/.env.local", "/Users/alice/src/app/sub/.env.local"},
+      {"/Users/alice/src/app/.git/config", "/Users/alice/src/app/.git/config"},
+      {"/Users/alice/other-repo", "/Users/alice/other-repo/.git/hooks/pre-push"},
   };
   for (const auto& c : cases) {
-    INFO(c.line);
-    auto forms = sbpl::read_all(seatbelt_profile(parse_ok(c.line), sb_context()));
+    INFO(c.grant);
+    Policy attack;
+    attack.grants.push_back({Access::Write, c.grant, "attack"});
+    auto forms = sbpl::read_all(seatbelt_profile(attack, sb_context()));
     REQUIRE(forms.size() >= 2);
     size_t last_allow = 0;
     for (size_t i = 0; i < forms.size(); ++i)
