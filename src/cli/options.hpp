@@ -48,6 +48,15 @@ struct Options {
   bool no_asciinema = false;
   bool trust_policy = false;
   bool print_policy = false;
+
+  // `remote-control` was the first claude argument: claude's own server mode, passed without
+  // --dangerously-skip-permissions. Either this or the --remote-control flag turns on RC mode.
+  bool remote_control_subcommand = false;
+  // `--` was given: everything after it went to claude_args verbatim (the `--` included).
+  bool saw_double_dash = false;
+
+  // Remote Control's environment (telemetry on, API keys dropped) applies to both forms.
+  bool remote_control_mode() const { return remote_control || remote_control_subcommand; }
 };
 
 // A usage error: main prints "blaude: <message>" and a hint line, exits 2.

@@ -28,7 +28,7 @@ static void make_private_dirs(const std::filesystem::path& dir) {
   ::chmod(dir.c_str(), 0700);
 }
 
-std::string init(bool debug) {
+std::string init(bool debug, bool enabled) {
   auto level = spdlog::level::info;
   if (const char* env = std::getenv("BLAUDE_LOG"); env && *env) {
     level = spdlog::level::from_str(env);  // unknown names map to off
@@ -37,7 +37,7 @@ std::string init(bool debug) {
 
   std::string path = default_path();
   try {
-    if (level == spdlog::level::off) throw spdlog::spdlog_ex("logging off");
+    if (level == spdlog::level::off || !enabled) throw spdlog::spdlog_ex("logging off");
     make_private_dirs(std::filesystem::path(path).parent_path());
     auto logger = spdlog::basic_logger_mt("blaude", path);
     logger->set_level(level);

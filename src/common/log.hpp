@@ -9,7 +9,8 @@ namespace blaude::log {
 
 // Sets up the default spdlog logger. Never throws: if the file cannot be opened, logging is off.
 // Returns the log file's path ("" if logging could not start).
-std::string init(bool debug);
+// `enabled` false (e.g. --dry-run, which must change nothing on the host): a null logger.
+std::string init(bool debug, bool enabled = true);
 
 // The path init() would use for this environment.
 std::string default_path();

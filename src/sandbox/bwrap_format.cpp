@@ -75,4 +75,27 @@ std::string format_command(const std::vector<std::string>& argv) {
   return out + "\n";
 }
 
+std::string format_command(const LaunchPlan& plan) {
+  std::vector<std::string> argv = plan.argv;
+  std::string docs, redirects;
+  int fd = 3;
+  for (const auto& d : plan.data_fds) {
+    for (auto& a : argv)
+      if (a == d.token) a = std::to_string(fd);
+    std::string delim = "BLAUDE_DATA_" + std::to_string(fd);
+    // The delimiter must not occur as a line of the content.
+    while (("\n" + d.content + "\n").find("\n" + delim + "\n") != std::string::npos) delim += "_";
+    redirects += " " + std::to_string(fd) + "<<'" + delim + "'";
+    // A here-document always ends in a newline; the data is text (resolv.conf), so that is harmless.
+    docs += d.content;
+    if (d.content.empty() || d.content.back() != '\n') docs += '\n';
+    docs += delim + "\n";
+    ++fd;
+  }
+  std::string out = format_command(argv);
+  if (docs.empty()) return out;
+  out.pop_back();  // the final newline: the redirections belong on the command's last line
+  return out + redirects + "\n" + docs;
+}
+
 }  // namespace blaude::sandbox

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "sandbox/launch_plan.hpp"
+
 namespace blaude::sandbox {
 
 // POSIX shell quoting: bare when safe, else single quotes ('\'' for a quote).
@@ -11,5 +13,10 @@ std::string shell_quote(const std::string& s);
 // "bwrap \\\n  --ro-bind /usr /usr \\\n  ..." — each bwrap option with its arguments on one line
 // (an --overlay-src with its --tmp-overlay, a --tmpfs with its --remount-ro), the command last.
 std::string format_command(const std::vector<std::string>& argv);
+
+// The whole plan as a runnable shell command: each DataFd placeholder becomes fd 3, 4, ... fed
+// by a quoted here-document after the command, so what --dry-run prints works when pasted
+// into sh (the launcher uses memfds for the same content).
+std::string format_command(const LaunchPlan& plan);
 
 }  // namespace blaude::sandbox

@@ -15,6 +15,7 @@
 #include "sandbox/bwrap_features.hpp"
 #include "sandbox/bwrap_format.hpp"
 #include "sandbox/host_scan.hpp"
+#include "sandbox/host_tools.hpp"
 
 namespace blaude::sandbox {
 
@@ -89,10 +90,13 @@ void explain_bwrap_failure(const HostFacts& f) {
 
 }  // namespace
 
-int run_sandboxed(const cli::Options& opts, const std::function<PlanInputs(const HostFacts&)>& make_inputs) {
+int run_sandboxed(const cli::Options& opts, const std::function<PlanInputs(const HostFacts&)>& make_inputs,
+                  const pty::SuperviseOptions& session) {
   ensure_config_dir(opts);
   auto t0 = std::chrono::steady_clock::now();
   HostFacts facts = HostFacts::probe(opts);
+  // MCP servers need their token files to exist to persist a login (--dry-run creates nothing).
+  if (!opts.dry_run) create_token_files(facts);
   auto t1 = std::chrono::steady_clock::now();
   const PlanInputs in = make_inputs(facts);
   for (const auto& g : in.grants) facts.paths.emplace(g.path, probe_path(g.path));
@@ -119,10 +123,10 @@ int run_sandboxed(const cli::Options& opts, const std::function<PlanInputs(const
   for (const auto& w : plan.warnings) say("warning: ", w);
   for (const auto& n : plan.notes) say("note: ", n);
   if (opts.dry_run) {
-    std::fputs(format_command(plan.argv).c_str(), stdout);
+    std::fputs(format_command(plan).c_str(), stdout);
     return 0;
   }
-  if (opts.debug) std::fputs(format_command(plan.argv).c_str(), stderr);
+  if (opts.debug) std::fputs(format_command(plan).c_str(), stderr);
   std::fflush(stderr);
 
   PreparedLaunch launch;
@@ -138,7 +142,7 @@ int run_sandboxed(const cli::Options& opts, const std::function<PlanInputs(const
   // give it none. The sandbox's environment is entirely in the --setenv options.
   if (!opts.keep_env) cmd.env = std::vector<std::string>{};
   cmd.keep_fds = launch.keep_fds;
-  int rc = pty::supervise(cmd, pty::SuperviseOptions{});
+  int rc = pty::supervise(cmd, session);
   if (rc == 1) explain_bwrap_failure(facts);
   return rc;
 }

@@ -8,6 +8,7 @@
 #include "cli/options.hpp"
 #include "common/unique_fd.hpp"
 #include "sandbox/launch_plan.hpp"
+#include "pty/supervisor.hpp"
 #include "sandbox/plan.hpp"
 
 namespace blaude::sandbox {
@@ -29,6 +30,8 @@ PreparedLaunch prepare_launch(const LaunchPlan& plan);
 // sandbox_path(facts)), plan, print warnings/notes, --dry-run/--debug output, fail closed
 // without bwrap, supervise, and explain a bwrap that cannot create namespaces.
 // Returns blaude's exit code.
-int run_sandboxed(const cli::Options& opts, const std::function<PlanInputs(const HostFacts&)>& make_inputs);
+// `session`: the supervisor's options (OSC 52 filter, asciinema endpoint) for the launch.
+int run_sandboxed(const cli::Options& opts, const std::function<PlanInputs(const HostFacts&)>& make_inputs,
+                  const pty::SuperviseOptions& session = {});
 
 }  // namespace blaude::sandbox

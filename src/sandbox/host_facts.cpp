@@ -12,6 +12,9 @@
 #include <fstream>
 
 #include "sandbox/bwrap_features.hpp"
+#include "sandbox/env_binds.hpp"
+#include "sandbox/host_tools.hpp"
+#include "sandbox/managed_paths.hpp"
 #include "sandbox/host_scan.hpp"
 #include "sandbox/plan.hpp"
 #include "sandbox/plan_paths.hpp"
@@ -49,6 +52,7 @@ std::vector<std::string> paths_of_interest(const HostFacts& f, const cli::Option
     std::string p = f.env_or(k);
     if (!p.empty() && p[0] == '/') v.push_back(normalize(p));
   }
+  for (const auto& e : env_binds(f)) v.push_back(e.path);
   (void)o;
   return v;
 }
@@ -178,7 +182,15 @@ HostFacts HostFacts::probe(const cli::Options& o, const std::vector<std::string>
   }
   std::string nvm = f.env_or("NVM_DIR");
   f.nvm_dir = nvm.empty() || nvm[0] != '/' ? f.home + "/.nvm" : normalize(nvm);
-  f.nvm_node_bin = find_nvm_node_bin(f.nvm_dir);
+  // The shell's own nvm node when it lies in the tree plan() mounts; else nvm's default.
+  std::string nvm_bin = f.env_or("NVM_BIN");
+  if (!nvm_bin.empty() && nvm_bin[0] == '/' && is_under(normalize(nvm_bin), f.nvm_dir)) {
+    struct stat st;
+    if (::stat(nvm_bin.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) f.nvm_node_bin = normalize(nvm_bin);
+  }
+  if (f.nvm_node_bin.empty()) f.nvm_node_bin = find_nvm_node_bin(f.nvm_dir);
+  probe_node_tools(f);
+  f.managed_dirs = probe_managed_dirs("/etc/claude-code", f.probe_warnings);
 
   for (const auto& p : paths_of_interest(f, o)) f.paths.emplace(p, probe_path(p));
   for (const auto& p : extra_paths) f.paths.emplace(p, probe_path(p));

@@ -46,6 +46,24 @@ struct WorkspaceScan {
   std::vector<LinkHit> links;
 };
 
+// A package linked into a node tool's global dir (`npm link`, `bun link`, `pnpm link -g`): MCP
+// servers under development keep their login tokens in files at the package root. The root is
+// bound read-only (at `mount`: the enclosing node_modules when it has one), the token files
+// read-write, and only when lstat saw regular files (a planted symlink is never bound).
+struct LinkedPackage {
+  std::string label;  // the tool whose global dir linked it: "nvm", "fnm", "pnpm", "bun"
+  std::string root;   // canonical dir holding package.json
+  std::string mount;  // root, or its node_modules (or node_modules/@scope's node_modules) parent
+  PathFact token_cache;       // <root>/.token-cache.json, lstat only
+  PathFact selected_account;  // <root>/.selected-account.json, lstat only
+};
+
+// A directory holding a program that managed settings (/etc/claude-code) tell claude to run.
+struct ManagedDir {
+  std::string path;
+  bool root_owned = false;  // owner 0 and not group/other-writable: safe to expose read-only
+};
+
 struct HostFacts {
   uid_t uid = 1000;
   gid_t gid = 1000;
@@ -67,6 +85,13 @@ struct HostFacts {
   std::vector<std::string> opt_tool_dirs;    // /opt/<vendor>/<dir> holding a tool on PATH
   std::string nvm_dir;                       // $NVM_DIR or ~/.nvm
   std::string nvm_node_bin;                  // current node's bin dir under nvm_dir, "" if none
+  std::string fnm_dir;                       // $FNM_DIR or ${XDG_DATA_HOME:-~/.local/share}/fnm
+  std::string fnm_node_bin;                  // fnm's current node bin (under fnm_dir), "" if none
+  std::string pnpm_home;                     // $PNPM_HOME or ${XDG_DATA_HOME:-~/.local/share}/pnpm
+  std::string corepack_home;                 // $COREPACK_HOME or ${XDG_CACHE_HOME:-~/.cache}/node/corepack
+  std::vector<LinkedPackage> linked_packages;
+  std::vector<ManagedDir> managed_dirs;      // from /etc/claude-code managed settings, deduplicated
+  std::vector<std::string> probe_warnings;   // what the probe could not read (passed on by plan())
   std::vector<PathFact> mounts;              // one per Options::mounts entry, same order
   std::vector<std::string> mount_paths;      // those entries made absolute
   WorkspaceScan ws;

@@ -56,8 +56,34 @@ std::string sandbox_path(const HostFacts& f) {
   std::vector<std::string> dirs = {h + "/.local/bin", h + "/go/bin", h + "/.cargo/bin",
                                    h + "/.bun/bin",   "/opt/host-bin", "/opt/host-cargo-bin",
                                    "/opt/host-go-bin"};
-  // Only a node that plan() mounts: nvm's own tree (NVM_BIN may point anywhere).
-  if (!f.nvm_node_bin.empty() && is_under(f.nvm_node_bin, f.nvm_dir)) dirs.push_back(f.nvm_node_bin);
+  // Only a node that plan() mounts: nvm's or fnm's own tree (NVM_BIN may point anywhere).
+  std::string nvm = !f.nvm_node_bin.empty() && is_under(f.nvm_node_bin, f.nvm_dir) ? f.nvm_node_bin : "";
+  std::string fnm = !f.fnm_node_bin.empty() && is_under(f.fnm_node_bin, f.fnm_dir) &&
+                            f.at(f.fnm_dir).kind == Kind::Dir
+                        ? f.fnm_node_bin
+                        : "";
+  // The node the user's shell selected comes first: fnm's when its multishell is active, else
+  // nvm's when NVM_BIN is set; the other one (or both) after the base dirs.
+  auto front = [&](const std::string& d) { dirs.insert(dirs.begin(), d); };
+  auto back = [&](const std::string& d) {
+    if (!d.empty()) dirs.push_back(d);
+  };
+  if (!fnm.empty() && !f.env_or("FNM_MULTISHELL_PATH").empty()) {
+    front(fnm);
+    back(nvm);
+  } else if (!nvm.empty() && !f.env_or("NVM_BIN").empty()) {
+    front(nvm);
+    back(fnm);
+  } else {
+    back(fnm);
+    back(nvm);
+  }
+  if (f.at(f.fnm_dir).kind == Kind::Dir && f.at(f.fnm_dir + "/fnm").kind == Kind::File) dirs.push_back(f.fnm_dir);
+  if (f.at(f.pnpm_home).kind == Kind::Dir) {
+    if (f.at(f.pnpm_home + "/bin").kind == Kind::Dir) dirs.push_back(f.pnpm_home + "/bin");
+    // pnpm's standalone install keeps pnpm and the global bins in PNPM_HOME itself.
+    if (f.at(f.pnpm_home + "/pnpm").kind == Kind::File) dirs.push_back(f.pnpm_home);
+  }
   if (f.at(h + "/.yarn/bin").kind == Kind::Dir) dirs.push_back(h + "/.yarn/bin");
   for (const char* d : {"/usr/local/bin", "/usr/bin", "/bin", "/sbin", "/usr/sbin"}) dirs.push_back(d);
   std::string out;
@@ -170,6 +196,9 @@ void add_tools(Builder& b) {
     b.overlay_or(b.home(d), Fallback::RoBind);
   b.overlay_or(b.home(".cache/uv"), Fallback::Bind);
   b.overlay_or(b.f.nvm_dir, Fallback::RoBind);
+  b.overlay_or(b.f.fnm_dir, Fallback::RoBind);
+  b.overlay_or(b.f.pnpm_home, Fallback::RoBind);
+  b.overlay_or(b.f.corepack_home, Fallback::RoBind);
   b.overlay_or(b.home(".yarn"), Fallback::RoBind);
   if (b.is_dir(b.home(".cargo/bin"))) b.ro(b.home(".cargo/bin"), "/opt/host-cargo-bin");
   if (b.is_dir(b.home("go/bin"))) b.ro(b.home("go/bin"), "/opt/host-go-bin");
@@ -302,7 +331,8 @@ void add_env(Builder& b, const PlanInputs& in) {
 }  // namespace
 
 LaunchPlan plan(const cli::Options& opts, const HostFacts& facts, const PlanInputs& in) {
-  Builder b{opts, facts, {}, {}, {}};
+  Builder b{opts, facts, {}, {}, {}, {}};
+  b.p.warnings = facts.probe_warnings;
   b.p.argv.push_back(facts.bwrap.empty() ? "bwrap" : facts.bwrap);
   add_namespaces(b);
   add_system(b);
@@ -311,7 +341,10 @@ LaunchPlan plan(const cli::Options& opts, const HostFacts& facts, const PlanInpu
   add_home(b);
   add_tools(b);
   add_config(b);
+  detail::add_linked_packages(b);
   add_opt_ins(b);
+  detail::add_env_binds(b);
+  detail::add_managed_dirs(b);
   add_mounts(b);
   add_grants(b, in.grants);
   if (opts.tmp) {

@@ -1,6 +1,7 @@
 // Internal to the planner: accumulates bwrap arguments and remembers what it made writable,
 // so later rules (protected paths) can find every alias of the workspace.
 #pragma once
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,7 @@ struct Builder {
   LaunchPlan p;
   std::vector<std::pair<std::string, std::string>> rw_binds;  // (host canonical src, sandbox dst)
   std::vector<std::string> host_writable;                      // overlay fallbacks left writable
+  std::set<std::string> linked_mounts;                         // linked-package ro-binds done
 
   void add(std::initializer_list<std::string> args) { p.argv.insert(p.argv.end(), args); }
   void ro(const std::string& src, const std::string& dst) { add({"--ro-bind", src, dst}); }
@@ -40,5 +42,11 @@ struct Builder {
 
 // Workspace bind, protected paths and their pins (plan_protect.cpp).
 void add_workspace(Builder& b);
+// Linked packages' roots and token files (plan_extras.cpp).
+void add_linked_packages(Builder& b);
+// Files and dirs named by claude's environment variables (plan_extras.cpp).
+void add_env_binds(Builder& b);
+// Dirs of the programs managed settings name (plan_extras.cpp).
+void add_managed_dirs(Builder& b);
 
 }  // namespace blaude::sandbox::detail
