@@ -115,7 +115,9 @@ struct HostFacts {
   std::vector<PathFact> mounts;              // one per Options::mounts entry, same order
   std::vector<std::string> mount_paths;      // those entries made absolute
   WorkspaceScan ws;
-  ExeFact exe;
+  ExeFact exe;     // the program that runs
+  ExeFact claude;  // claude as well when exe is another program (--exec bash, --chic): the
+                   // seed binds it at its own path whatever runs; name "" otherwise
 
   // The fact for an absolute path; Missing when the path was not probed.
   const PathFact& at(const std::string& path) const;
@@ -127,9 +129,11 @@ struct HostFacts {
   static HostFacts probe(const cli::Options& opts, const std::vector<std::string>& extra_paths = {});
 };
 
-// The executable `opts` runs (the --exec word, claudechic with --chic, else claude), resolved
-// against `path_env` like execvp would; symlinks followed one by one.
-ExeFact probe_exe(const cli::Options& opts, const std::string& path_env, const std::string& home_real);
+// The program `opts` runs: the --exec word, claudechic with --chic, else claude.
+std::string exe_name(const cli::Options& opts);
+// `name` resolved against `path_env` like execvp would (a name with a '/' is taken as is when
+// absolute), its symlinks followed one by one.
+ExeFact probe_exe(const std::string& name, const std::string& path_env, const std::string& home_real);
 
 // The absolute paths probe() lstats for these options (pure; exposed for tests).
 std::vector<std::string> paths_of_interest(const HostFacts& partial, const cli::Options& opts);

@@ -65,10 +65,14 @@ std::string npm_package_root(const std::string& real, const std::string& home_re
 
 }  // namespace
 
-ExeFact probe_exe(const cli::Options& o, const std::string& path_env, const std::string& home_real) {
+std::string exe_name(const cli::Options& o) {
+  // The same choice as cli::choose_command.
+  return !o.exec.empty() ? o.exec.front() : o.chic ? "claudechic" : "claude";
+}
+
+ExeFact probe_exe(const std::string& name, const std::string& path_env, const std::string& home_real) {
   ExeFact e;
-  // The same choice as cli::choose_command: --exec's word, else claudechic or claude.
-  e.name = !o.exec.empty() ? o.exec.front() : o.chic ? "claudechic" : "claude";
+  e.name = name;
   if (e.name.empty()) return e;
   if (e.name.find('/') == std::string::npos) {
     e.from_path = true;

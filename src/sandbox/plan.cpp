@@ -89,10 +89,12 @@ std::string sandbox_path(const HostFacts& f) {
   // The dir where the user's PATH found the program (plan() makes it reachable there), first:
   // `claude` inside resolves to the same claude, also for claude's own subprocesses. Only a
   // dir not listed already, so the order of the usual dirs (nvm's node first, ...) stays.
-  if (f.exe.from_path && !f.exe.found.empty()) {
-    std::string d = dirname_of(f.exe.found);
+  size_t at = 0;
+  for (const ExeFact* e : {&f.exe, &f.claude}) {
+    if (!e->from_path || e->found.empty()) continue;
+    std::string d = dirname_of(e->found);
     if (d.find(':') == std::string::npos && std::find(dirs.begin(), dirs.end(), d) == dirs.end())
-      dirs.insert(dirs.begin(), d);
+      dirs.insert(dirs.begin() + long(at++), d);
   }
   std::string out;
   for (const auto& d : dirs) {

@@ -76,6 +76,7 @@ const char* const kSecretDirs[] = {".ssh", ".gnupg", ".aws", ".azure", ".kube", 
                                    ".local/share/keyrings", ".config/gcloud", ".config/gh", ".pki",
                                    ".netrc", ".git-credentials", ".npmrc", ".pypirc"};
 
+// Throws PlanError when mounting `path` would expose $HOME or a secrets dir.
 void refuse_if_too_broad(const Builder& b, const std::string& path, const std::string& name) {
   const std::string what = "refusing to mount " + path + " to run " + name + " in the sandbox: ";
   const std::string hint = "Install " + name + " elsewhere (e.g. npm's prefix under ~/.local), or use --exec with a program outside it.";
@@ -96,9 +97,9 @@ std::string sandbox_source(const std::vector<std::string>& argv, const std::stri
   return source_in(mounts_of(argv), normalize(path), 0);
 }
 
-void add_exe(Builder& b, const std::vector<std::string>& command) {
-  const ExeFact& e = b.f.exe;
-  if (e.found.empty() || e.real.empty() || command.empty() || command.front() != e.name) return;
+namespace {
+
+void make_reachable(Builder& b, const ExeFact& e) {
   auto shows = [&](const std::string& path, const std::string& canon) {
     std::string s = sandbox_source(b.p.argv, path);
     return !s.empty() && (s == path || s == canon);
@@ -112,6 +113,22 @@ void add_exe(Builder& b, const std::vector<std::string>& command) {
   // that the sandbox may not have (e.g. a linked ~/.npm-global).
   for (const auto& h : e.hops)
     if (h.path != e.real && !shows(h.path, h.canon)) b.add({"--symlink", e.real, h.path});
+}
+
+}  // namespace
+
+void add_exe(Builder& b, const std::vector<std::string>& command) {
+  const ExeFact& e = b.f.exe;
+  if (!e.found.empty() && !e.real.empty() && !command.empty() && command.front() == e.name) make_reachable(b, e);
+  // claude beside another program: a convenience, so a refusal only warns.
+  const ExeFact& c = b.f.claude;
+  if (c.name == "claude" && !c.found.empty() && !c.real.empty()) {
+    try {
+      make_reachable(b, c);
+    } catch (const PlanError& err) {
+      b.p.warnings.push_back(std::string(err.what()) + "; claude is not available inside");
+    }
+  }
 }
 
 }  // namespace blaude::sandbox::detail

@@ -27,11 +27,18 @@ USER_PATH="$CLAUDE_DIR:/usr/local/bin:/usr/bin:/bin"
 # as_user HOME CMD...: the command as uid 65534 with a clean, minimal environment.
 as_user() { local h=$1; shift; as_nobody env -i HOME="$h" TERM=xterm-256color LANG=C.UTF-8 PATH="$USER_PATH" "$@"; }
 
-# --- the sandbox hides claude's install dir unless blaude mounts it (control) ----------------
+# --- claude at its own path inside ---------------------------------------------------------------
+# Control: for a user whose PATH has no claude, nothing of the install is in the sandbox (/var is
+# a tmpfs there). With claude on PATH, blaude mounts it, also beside another program (--exec).
 set +e
-ctl=$(cd "$T_DIR/proj" && as_user "$T_DIR/home" "$BLAUDE" --exec sh -c 'ls -A /var; command -v claude' </dev/null 2>/dev/null)
+ctl=$(cd "$T_DIR/proj" && as_nobody env -i HOME="$T_DIR/home" PATH=/usr/bin:/bin "$BLAUDE" --exec sh -c \
+  'ls -A /var; command -v claude' </dev/null 2>/dev/null)
+in_box=$(cd "$T_DIR/proj" && as_user "$T_DIR/home" "$BLAUDE" --exec sh -c 'command -v claude; claude -v' </dev/null 2>&1)
 set -e
-check "control: with --exec sh, /var is empty and no claude is on PATH inside" test -z "$ctl"
+check "control: without claude on PATH, /var is empty inside and no claude is found" test -z "$ctl"
+check_eq "--exec sh: claude is on PATH inside at its own path, and runs" \
+  "$CLAUDE_DIR/claude
+$(as_nobody env HOME="$T_DIR/homed" "$CLAUDE_BIN" -v 2>/dev/null)" "$in_box"
 
 # --- claude's version, through blaude (-v is claude's) --------------------------------------
 direct=$(cd "$T_DIR/proj" && as_user "$T_DIR/homed" claude -v </dev/null 2>&1)

@@ -167,6 +167,28 @@ TEST_CASE("exe: --exec with an absolute path is bound, PATH untouched; a mismatc
   CHECK_FALSE(has(b, {"--ro-bind", "/srv/tools/mytool", "/srv/tools/mytool"}));
 }
 
+TEST_CASE("exe: claude is reachable beside another program (--exec bash), after it on PATH", "[sandbox][exe]") {
+  HostFacts f = host();
+  exe(f, "/home/u/.npm-global/bin/claude", kPkg + "/bin/claude.exe", kPkg);  // fills f.exe
+  f.claude = f.exe;
+  f.exe = ExeFact{"mytool", true, "/srv/bin/mytool", {}, "/srv/bin/mytool", ""};
+  auto a = plan(cli::Options{}, f, inputs({"mytool"})).argv;
+  CHECK(has(a, {"--ro-bind", "/srv/bin/mytool", "/srv/bin/mytool"}));
+  CHECK(has(a, {"--ro-bind", kPkg, kPkg}));
+  CHECK(has(a, {"--symlink", kPkg + "/bin/claude.exe", "/home/u/.npm-global/bin/claude"}));
+  CHECK(sandbox_path(f).rfind("/srv/bin:/home/u/.npm-global/bin:", 0) == 0);
+
+  // A claude whose install is too broad to expose only warns: the program itself still runs.
+  f.claude.found = f.claude.real = "/home/u/.ssh/claude";
+  f.claude.hops.clear();
+  f.claude.package_root.clear();
+  auto p = plan(cli::Options{}, f, inputs({"mytool"}));
+  CHECK_FALSE(has(p.argv, {"--ro-bind", "/home/u/.ssh/claude", "/home/u/.ssh/claude"}));
+  REQUIRE(p.warnings.size() == 1);
+  CHECK(p.warnings[0].find("refusing to mount /home/u/.ssh/claude") != std::string::npos);
+  CHECK(p.warnings[0].find("claude is not available inside") != std::string::npos);
+}
+
 TEST_CASE("exe: refuses what would expose $HOME or a secrets dir", "[sandbox][exe]") {
   HostFacts f = host();
   SECTION("found inside ~/.ssh") {
