@@ -40,6 +40,32 @@ check_eq "--exec sh: claude is on PATH inside at its own path, and runs" \
   "$CLAUDE_DIR/claude
 $(as_nobody env HOME="$T_DIR/homed" "$CLAUDE_BIN" -v 2>/dev/null)" "$in_box"
 
+# An npm prefix in $HOME (npm's own layout: bin/claude → ../lib/node_modules/...): only claude's
+# package comes into the sandbox, not the prefix nor its other packages. The binary is hard-linked
+# from the test install (copied when /tmp is another filesystem).
+P5="$T_DIR/home5/.npm-global"
+PKG5="$P5/lib/node_modules/@anthropic-ai/claude-code"
+mkdir -p "$PKG5/bin" "$P5/bin" "$T_DIR/home5/.claude"
+cp "$(dirname "$(readlink -f "$CLAUDE_BIN")")/../package.json" "$PKG5/"
+ln "$(readlink -f "$CLAUDE_BIN")" "$PKG5/bin/claude.exe" 2>/dev/null || cp "$(readlink -f "$CLAUDE_BIN")" "$PKG5/bin/claude.exe"
+ln -s ../lib/node_modules/@anthropic-ai/claude-code/bin/claude.exe "$P5/bin/claude"
+echo secret >"$P5/lib/node_modules/other-package-token"
+chown -R 65534:65534 "$T_DIR/home5"
+as5() { as_nobody env -i HOME="$T_DIR/home5" TERM=xterm-256color LANG=C.UTF-8 PATH="$P5/bin:/usr/bin:/bin" "$@"; }
+set +e
+v5=$(cd "$T_DIR/proj" && as5 "$BLAUDE" -v </dev/null 2>&1)
+ls5=$(cd "$T_DIR/proj" && as5 "$BLAUDE" --exec sh -c \
+  'command -v claude; echo "prefix:" $(ls -A ~/.npm-global); echo "nm:" $(ls -A ~/.npm-global/lib/node_modules)' \
+  </dev/null 2>&1)
+set -e
+log "npm prefix in HOME: $ls5"
+check_eq "npm prefix in HOME: blaude -v runs that claude" "$(as5 claude -v 2>&1 </dev/null)" "$v5"
+check "... found by PATH inside at its own path" grep -q "^$P5/bin/claude\$" <<<"$ls5"
+check_eq "... only claude's package is mounted, not the prefix's other files" \
+  "prefix: bin lib
+nm: @anthropic-ai" "$(tail -n 2 <<<"$ls5")"
+check "... control: the other file exists on the host" test -s "$P5/lib/node_modules/other-package-token"
+
 # --- claude's version, through blaude (-v is claude's) --------------------------------------
 direct=$(cd "$T_DIR/proj" && as_user "$T_DIR/homed" claude -v </dev/null 2>&1)
 via=$(cd "$T_DIR/proj" && as_user "$T_DIR/home" "$BLAUDE" -v </dev/null 2>"$T_DIR/v.err") || true
