@@ -41,8 +41,11 @@ fuzz: deps-test
 	cmake --build $(BUILD)-fuzz -j $(JOBS)
 	@scripts/run-fuzzers.sh $(BUILD)-fuzz
 
+# Side-by-side pty benchmark (direct, script, blaude); docs/PERFORMANCE.md explains the table.
+# Extra options: make bench BENCH_ARGS='--reps 3 --size 16'
+BENCH_ARGS ?=
 bench: build
-	$(BUILD)/ptybench --blaude $(BUILD)/blaude
+	$(BUILD)/ptybench --blaude $(BUILD)/blaude $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-fuzz

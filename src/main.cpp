@@ -20,6 +20,7 @@
 #include "pty/supervisor.hpp"
 #include "sandbox/bwrap_launch.hpp"
 #include "sandbox/env_policy.hpp"
+#include "sandbox/trust_gate.hpp"
 
 extern char** environ;
 
@@ -124,6 +125,19 @@ int run(const cli::Options& o) {
   const std::vector<std::string> host_env = host_environ();
   spdlog::info("blaude {} starting: {}", BLAUDE_VERSION, cli::shell_quote(argv));
 
+  // The project policy (.blaude / .xclaude) and the user's: trust-gated before anything starts.
+  auto policy_req = sandbox::gate_request_from_host(o.trust_policy);
+  if (o.print_policy) {
+    auto r = sandbox::load_policies(policy_req);
+    if (r.status != sandbox::GateResult::Status::Proceed) {
+      print_lines({"blaude: " + r.message, r.hint});
+      return 1;
+    }
+    std::fputs(sandbox::format_policy_report(r.loaded, sandbox::is_trusted(policy_req, r.loaded)).c_str(),
+               stdout);
+    return 0;
+  }
+
   // 1. Prerequisites, before anything on the host changes.
   std::string bwrap;
   if (!o.no_sandbox) {
@@ -143,6 +157,20 @@ int run(const cli::Options& o) {
       print_lines(cli::ensure_onboarding_file(f));
   };
   std::vector<std::string> notes = sandbox::env_notices(host_env, o);
+
+  sandbox::Grants grants;
+  if (!o.no_sandbox && !o.tmp) {
+    // --dry-run neither asks nor records trust: it changes nothing.
+    auto g = o.dry_run ? sandbox::load_policies(policy_req) : sandbox::run_trust_gate(policy_req);
+    if (g.status != sandbox::GateResult::Status::Proceed) {
+      std::vector<std::string> lines{"blaude: " + g.message};
+      if (!g.hint.empty()) lines.push_back(g.hint);
+      print_lines(lines);
+      return 1;
+    }
+    if (!g.note.empty()) notes.push_back(g.note);
+    grants = std::move(g.loaded.grants);
+  }
 
   // 3. The session: declared before it, the recorder guard resumes a paused asciinema after it.
   asciinema::Guard recorder(o.no_asciinema);
@@ -166,6 +194,7 @@ int run(const cli::Options& o) {
       sandbox::PlanInputs in;
       in.env = sandbox::filter_env(host_env, o, ctx);
       in.command = argv;
+      in.grants = grants;
       return in;
     }, so);
   } else {

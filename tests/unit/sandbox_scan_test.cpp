@@ -209,3 +209,24 @@ TEST_CASE("lexical path helpers", "[sandbox]") {
   CHECK(relative_to("/a/b/c", "/a") == "b/c");
   CHECK(relative_to("/a/b", "/") == "a/b");
 }
+
+TEST_CASE("policy files and .env* files are protected, a venv dir named .env is not", "[sandbox][scan]") {
+  TempDir t("ws");
+  t.file(".blaude", "allow-read ~/.cache\n");
+  t.file("sub/.xclaude", "tool node\n");
+  t.file(".env", "SECRET=1\n");
+  t.file("app/.env.local", "X=1\n");
+  t.file(".envrc", "use nix\n");  // direnv runs this on the host
+  t.dir("py/.env/bin");           // a virtualenv: a directory, walked, not protected itself
+  t.file(".environment-notes.md");  // starts with .env: protected too (prefix, as on macOS)
+  t.file("README.env");             // control: does not start with .env
+  auto s = scan_workspace(t.path.string());
+  CHECK(hit(s, ".blaude"));
+  CHECK(hit(s, "sub/.xclaude"));
+  CHECK(hit(s, ".env"));
+  CHECK(hit(s, "app/.env.local"));
+  CHECK(hit(s, ".envrc"));
+  CHECK(hit(s, ".environment-notes.md"));
+  CHECK_FALSE(hit(s, "py/.env"));
+  CHECK_FALSE(hit(s, "README.env"));
+}

@@ -1,0 +1,80 @@
+// One measurement = one run of a helper under one variant (direct, script, blaude), started on
+// a fresh pty. The caller interleaves variants so that machine noise hits them alike.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ptybench {
+
+// Relay: ptybench's own minimal poll/read/write relay, the floor a proxy can reach here.
+enum class Variant { Direct, Script, Blaude, Relay };
+const char* name_of(Variant v);
+
+struct Setup {
+  std::string self;    // this binary (helpers are its modes)
+  std::string script;  // util-linux script
+  std::string blaude;
+  std::string tmpdir;  // producer CPU reports, blaude's log
+};
+
+// The argv that runs `helper` under variant v.
+std::vector<std::string> command_for(const Setup& s, Variant v,
+                                     const std::vector<std::string>& helper);
+
+struct Transfer {
+  uint64_t bytes = 0;      // payload bytes that arrived and matched
+  bool exact = false;      // every byte arrived, in order, nothing extra
+  std::string problem;     // why not exact
+  double seconds = 0;      // start marker seen → last payload byte
+  double proxy_cpu_s = 0;  // proxy alone (0 for direct)
+  double producer_cpu_s = 0;
+  long proxy_hwm_kib = 0;  // peak RSS of the proxy (direct: of the producer), sampled live
+  size_t preamble = 0;     // bytes before the start marker (blaude's --no-sandbox notice)
+};
+
+Transfer run_transfer(const Setup& s, Variant v, uint64_t bytes, int64_t corrupt_at = -1);
+
+class PtyProc;
+
+// A helper kept running under one variant so that samples of all variants can alternate one
+// by one (A B C A B C ...): a burst of load then hits every variant alike, which matters most
+// for the p99s. Each sample is sequential; the idle probes cost nothing meanwhile.
+class Probe {
+ public:
+  virtual ~Probe();
+  virtual double sample_us() = 0;
+  // Asks the helper to quit, drains and reaps it; throws if it did not exit cleanly.
+  void finish();
+
+ protected:
+  Probe(const Setup& s, Variant v, const char* mode);
+  std::unique_ptr<PtyProc> p_;
+  Variant v_;
+};
+
+// Keystroke round trip: one byte written to the driver's master, the echo helper reads it raw
+// and writes it back, the driver reads it.
+class EchoProbe : public Probe {
+ public:
+  EchoProbe(const Setup& s, Variant v);
+  double sample_us() override;
+};
+
+// TIOCSWINSZ on the driver's master → the helper sees SIGWINCH and reports the new size; the
+// time until the report with that size arrives.
+class ResizeProbe : public Probe {
+ public:
+  ResizeProbe(const Setup& s, Variant v);
+  double sample_us() override;
+
+ private:
+  std::string seen_;
+  int step_ = 0;
+};
+
+// Spawn → the helper's first output (its start marker complete), in milliseconds.
+double run_first_output(const Setup& s, Variant v);
+
+}  // namespace ptybench

@@ -1,0 +1,80 @@
+#include <string>
+
+#include "catch.hpp"
+#include "sandbox/policy_print.hpp"
+#include "sandbox/trust_io.hpp"
+#include "sandbox/trust_ledger.hpp"
+
+using namespace blaude::sandbox;
+
+TEST_CASE("trust: sha256 is libcrypto's", "[trust]") {
+  CHECK(sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST_CASE("trust: ledger round trip and decisions", "[trust]") {
+  Ledger l;
+  record_trust(l, {"repo:/r/.git", "aa", "b1", "/r/.blaude", {{Access::Write, "/r/x", "o:1"}}});
+  record_trust(l, {"path:/p/.blaude", "bb", "b1", "/p/.blaude", {}});
+  std::string err;
+  auto back = parse_ledger(format_ledger(l), err);
+  REQUIRE(back);
+  REQUIRE(back->entries.size() == 2);
+  CHECK(back->entries[0].grants.at(0).path == "/r/x");
+  CHECK(back->entries[0].grants.at(0).access == Access::Write);
+
+  CHECK(check_trust(*back, "repo:/r/.git", "aa", "b1").state == TrustState::Trusted);
+  CHECK(check_trust(*back, "repo:/r/.git", "cc", "b1").state == TrustState::Changed);
+  CHECK(check_trust(*back, "repo:/r/.git", "aa", "b2").state == TrustState::BaseChanged);
+  auto fresh = check_trust(*back, "repo:/other/.git", "aa", "b1");
+  CHECK(fresh.state == TrustState::New);
+  CHECK_FALSE(fresh.previous);
+
+  record_trust(*back, {"repo:/r/.git", "cc", "b1", "/r/.blaude", {}});
+  CHECK(back->entries.size() == 2);  // replaced, not appended
+  CHECK(check_trust(*back, "repo:/r/.git", "cc", "b1").state == TrustState::Trusted);
+}
+
+TEST_CASE("trust: a damaged ledger is an error, an empty one is empty", "[trust]") {
+  std::string err;
+  CHECK(parse_ledger("", err));
+  CHECK(parse_ledger("  \n", err));
+  CHECK_FALSE(parse_ledger("{not json", err));
+  CHECK_FALSE(err.empty());
+  CHECK_FALSE(parse_ledger(R"({"version":2,"entries":[]})", err));
+  CHECK_FALSE(parse_ledger(
+      R"({"version":1,"entries":[{"scope":"s","sha256":"h","base":"b","grants":[{"access":"root","path":"/"}]}]})",
+      err));
+}
+
+TEST_CASE("trust: the prompt shows grants by risk and the diff", "[trust]") {
+  TrustCheck c;
+  c.state = TrustState::Changed;
+  c.previous = TrustEntry{"s", "h", "b", "/r/.blaude", {{Access::Read, "/h/old", "x"}}};
+  Grants now = {{Access::Exec, "/h/bin2", "/r/.blaude:2"}, {Access::Read, "/h/new", "/r/.blaude:1"}};
+  auto text = trust_prompt("/r/.blaude", c, now);
+  CHECK(text.find("project policy changed: /r/.blaude") != std::string::npos);
+  CHECK(text.find("exec") < text.find("read   /h/new"));
+  CHECK(text.find("+ exec   /h/bin2") != std::string::npos);
+  CHECK(text.find("+ read   /h/new") != std::string::npos);
+  CHECK(text.find("- read   /h/old") != std::string::npos);
+  CHECK(text.ends_with("[y/N] "));
+  c.state = TrustState::New;
+  c.previous.reset();
+  CHECK(trust_prompt("/r/.blaude", c, now).find("new project policy") != std::string::npos);
+}
+
+TEST_CASE("trust: only y/yes is yes", "[trust]") {
+  for (const char* y : {"y", "Y", "yes", "YES", " yes \r", "Yes\n"}) CHECK(is_yes(y));
+  for (const char* n : {"", "n", "no", "yess", "y es", "ja", "\x1b[Ay"}) CHECK_FALSE(is_yes(n));
+}
+
+TEST_CASE("trust: grant diff ignores origins", "[trust]") {
+  Grants a = {{Access::Read, "/x", "f:1"}};
+  Grants b = {{Access::Read, "/x", "f:9"}};
+  CHECK(diff_grants(a, b).empty());
+  b.push_back({Access::Write, "/x", "f:2"});
+  auto d = diff_grants(a, b);
+  CHECK(d.added.size() == 1);
+  CHECK(d.removed.empty());
+}

@@ -1,0 +1,114 @@
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "catch.hpp"
+#include "sandbox/seatbelt_launch.hpp"
+#include "sandbox/trust_io.hpp"
+
+using namespace blaude::sandbox;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  std::string dir;
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "blaude-scope-XXXXXX").string();
+    REQUIRE(::mkdtemp(t.data()));
+    dir = fs::canonical(t).string();
+  }
+  ~TempDir() { fs::remove_all(dir); }
+};
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+}  // namespace
+
+TEST_CASE("trust scope: worktrees share the main checkout's common dir", "[trust]") {
+  TempDir t;
+  const std::string main = t.dir + "/main", wt = t.dir + "/wt";
+  fs::create_directories(main + "/.git/worktrees/wt");
+  fs::create_directories(main + "/sub/deeper");
+  fs::create_directories(wt + "/sub");
+  write(wt + "/.git", "gitdir: " + main + "/.git/worktrees/wt\n");
+  write(main + "/.git/worktrees/wt/commondir", "../..\n");
+  write(main + "/.blaude", "");
+  write(wt + "/.blaude", "");
+
+  CHECK(find_git_common_dir(main) == main + "/.git");
+  CHECK(find_git_common_dir(main + "/sub/deeper") == main + "/.git");
+  CHECK(find_git_common_dir(wt) == main + "/.git");
+  CHECK(find_git_common_dir(wt + "/sub") == main + "/.git");
+  CHECK(trust_scope(wt, wt + "/.blaude") == "repo:" + main + "/.git");
+  CHECK(trust_scope(t.dir, t.dir + "/x/.blaude") == "path:" + t.dir + "/x/.blaude");
+
+  // The Seatbelt context of the worktree names the outside common dir; the main checkout's
+  // does not (its .git is inside the project and covered by the project rules).
+  GateRequest req;
+  req.home = t.dir;
+  req.project_root = wt;
+  LoadedPolicies loaded;
+  loaded.project_file = wt + "/.blaude";
+  ::setenv("TMPDIR", "/", 1);  // hostile: must not become a writable subpath
+  auto c = seatbelt_context_from_host(req, loaded, "/dev/pts/9");
+  CHECK(c.git_common_dir == main + "/.git");
+  CHECK(c.tmp_dir.empty());
+  CHECK(c.tty_device == "/dev/pts/9");
+  CHECK(c.policy_file == wt + "/.blaude");
+  req.project_root = main;
+  ::setenv("TMPDIR", t.dir.c_str(), 1);  // an ancestor of home here: refused too
+  req.home = main;
+  CHECK(seatbelt_context_from_host(req, loaded, "").git_common_dir.empty());
+  CHECK(seatbelt_context_from_host(req, loaded, "").tmp_dir.empty());
+  ::unsetenv("TMPDIR");
+}
+
+TEST_CASE("trust io: the policy file is read once, never through a symlink", "[trust]") {
+  TempDir t;
+  write(t.dir + "/real", "allow-read ~/x\n");
+  fs::create_symlink(t.dir + "/real", t.dir + "/link");
+  auto r = read_file_once(t.dir + "/real");
+  CHECK(r.exists);
+  CHECK(r.error.empty());
+  CHECK(r.content == "allow-read ~/x\n");
+  auto l = read_file_once(t.dir + "/link");
+  CHECK(l.exists);
+  CHECK(l.error.find("symbolic link") != std::string::npos);
+  CHECK_FALSE(read_file_once(t.dir + "/missing").exists);
+  CHECK(read_file_once(t.dir).error.find("regular") != std::string::npos);
+  write(t.dir + "/big", std::string(300 * 1024, 'x'));
+  CHECK(read_file_once(t.dir + "/big").error.find("too large") != std::string::npos);
+}
+
+TEST_CASE("trust io: the ledger is private, atomic and refuses a planted one", "[trust]") {
+  TempDir t;
+  const std::string cfg = t.dir + "/cfg/blaude";
+  std::string err;
+  {
+    auto lock = LedgerLock::acquire(cfg, err);
+    REQUIRE(lock);
+    auto l = load_ledger(cfg, err);
+    REQUIRE(l);
+    CHECK(l->entries.empty());
+    record_trust(*l, {"repo:/r", "h", "b", "/r/.blaude", {}});
+    REQUIRE(save_ledger(cfg, *l, err));
+  }
+  CHECK((fs::status(cfg).permissions() & fs::perms::all) == fs::perms::owner_all);
+  CHECK((fs::status(cfg + "/trusted").permissions() & fs::perms::all) ==
+        (fs::perms::owner_read | fs::perms::owner_write));
+  auto back = load_ledger(cfg, err);
+  REQUIRE(back);
+  CHECK(back->entries.size() == 1);
+  // No temp files left behind by the atomic replace.
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(cfg)) files += e.is_regular_file();
+  CHECK(files == 2);  // trusted + trusted.lock
+  // A ledger others can write could have been planted: refuse it.
+  fs::permissions(cfg + "/trusted", fs::perms::others_write, fs::perm_options::add);
+  CHECK_FALSE(load_ledger(cfg, err));
+  CHECK(err.find("not a private file") != std::string::npos);
+}
