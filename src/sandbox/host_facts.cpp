@@ -206,6 +206,8 @@ HostFacts HostFacts::probe(const cli::Options& o, const std::vector<std::string>
     if (!pf.real.empty()) f.paths.emplace(pf.real, probe_path(pf.real));
   }
   if (!o.tmp && !f.cwd.empty()) f.ws = scan_workspace(f.cwd);
+  f.exe = probe_exe(exe_name(o), f.env_or("PATH"), f.home_real);
+  if (f.exe.name != "claude") f.claude = probe_exe("claude", f.env_or("PATH"), f.home_real);
   return f;
 }
 

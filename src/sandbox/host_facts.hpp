@@ -64,6 +64,26 @@ struct ManagedDir {
   bool root_owned = false;  // owner 0 and not group/other-writable: safe to expose read-only
 };
 
+// The program blaude runs (claude, claudechic or the --exec command) as the host resolves it.
+// Inside the sandbox it must be reachable at the same path (the seed: "the claude binary at its
+// own path"); plan() mounts what is missing, e.g. an npm prefix or a custom PATH dir.
+struct ExeFact {
+  // One path met on the way from `found` to `real`, and its form with every parent dir's links
+  // resolved (the last component is not followed): /bin/claude → /usr/bin/claude on merged /usr.
+  struct Hop {
+    std::string path;
+    std::string canon;
+  };
+  std::string name;          // as given: "claude", "claudechic", the --exec word
+  bool from_path = false;    // name has no '/': found by a lookup in the host PATH
+  std::string found;         // the absolute path the host runs; "" when not found
+  std::vector<Hop> hops;     // found, then each symlink's target, up to (excluding) real
+  std::string real;          // canonical path of the executable file
+  // The installed npm package holding it (the dir of package.json above real, when that dir
+  // sits in a node_modules): a native claude.exe or a cli.js needs its package files.
+  std::string package_root;
+};
+
 struct HostFacts {
   uid_t uid = 1000;
   gid_t gid = 1000;
@@ -95,6 +115,9 @@ struct HostFacts {
   std::vector<PathFact> mounts;              // one per Options::mounts entry, same order
   std::vector<std::string> mount_paths;      // those entries made absolute
   WorkspaceScan ws;
+  ExeFact exe;     // the program that runs
+  ExeFact claude;  // claude as well when exe is another program (--exec bash, --chic): the
+                   // seed binds it at its own path whatever runs; name "" otherwise
 
   // The fact for an absolute path; Missing when the path was not probed.
   const PathFact& at(const std::string& path) const;
@@ -105,6 +128,12 @@ struct HostFacts {
   // extra_paths: more absolute paths to lstat, e.g. the policy's grant paths.
   static HostFacts probe(const cli::Options& opts, const std::vector<std::string>& extra_paths = {});
 };
+
+// The program `opts` runs: the --exec word, claudechic with --chic, else claude.
+std::string exe_name(const cli::Options& opts);
+// `name` resolved against `path_env` like execvp would (a name with a '/' is taken as is when
+// absolute), its symlinks followed one by one.
+ExeFact probe_exe(const std::string& name, const std::string& path_env, const std::string& home_real);
 
 // The absolute paths probe() lstats for these options (pure; exposed for tests).
 std::vector<std::string> paths_of_interest(const HostFacts& partial, const cli::Options& opts);

@@ -86,6 +86,16 @@ std::string sandbox_path(const HostFacts& f) {
   }
   if (f.at(h + "/.yarn/bin").kind == Kind::Dir) dirs.push_back(h + "/.yarn/bin");
   for (const char* d : {"/usr/local/bin", "/usr/bin", "/bin", "/sbin", "/usr/sbin"}) dirs.push_back(d);
+  // The dir where the user's PATH found the program (plan() makes it reachable there), first:
+  // `claude` inside resolves to the same claude, also for claude's own subprocesses. Only a
+  // dir not listed already, so the order of the usual dirs (nvm's node first, ...) stays.
+  size_t at = 0;
+  for (const ExeFact* e : {&f.exe, &f.claude}) {
+    if (!e->from_path || e->found.empty()) continue;
+    std::string d = dirname_of(e->found);
+    if (d.find(':') == std::string::npos && std::find(dirs.begin(), dirs.end(), d) == dirs.end())
+      dirs.insert(dirs.begin() + long(at++), d);
+  }
   std::string out;
   for (const auto& d : dirs) {
     if (!out.empty()) out += ':';
@@ -347,6 +357,7 @@ LaunchPlan plan(const cli::Options& opts, const HostFacts& facts, const PlanInpu
   detail::add_managed_dirs(b);
   add_mounts(b);
   add_grants(b, in.grants);
+  detail::add_exe(b, in.command);
   if (opts.tmp) {
     b.add({"--chdir", "/tmp"});
   } else {

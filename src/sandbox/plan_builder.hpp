@@ -49,4 +49,12 @@ void add_env_binds(Builder& b);
 // Dirs of the programs managed settings name (plan_extras.cpp).
 void add_managed_dirs(Builder& b);
 
+// The program that runs (HostFacts::exe), at its own path, when the mounts so far hide it
+// (plan_exe.cpp). Throws PlanError when that would need $HOME or a secrets dir.
+void add_exe(Builder& b, const std::vector<std::string>& command);
+// The host path a sandbox path shows under the mounts `argv` makes (bwrap's order: the last
+// mount covering it wins; --symlink ops are followed); "" when it is no host path (tmpfs, /proc,
+// data, bwrap's empty root). Pure, over the argv alone.
+std::string sandbox_source(const std::vector<std::string>& argv, const std::string& path);
+
 }  // namespace blaude::sandbox::detail
