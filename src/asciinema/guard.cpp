@@ -67,8 +67,10 @@ Mode Guard::examine() {
   f.disabled = disabled_;
   f.uid = getuid();
   if (!disabled_) {
-    Detection d = find_recorder(take_snapshot(),
-                                {getenv_opt("ASCIINEMA_REC"), getenv_opt("ASCIINEMA_SESSION")});
+    RecorderEnv env{getenv_opt("ASCIINEMA_REC"), getenv_opt("ASCIINEMA_SESSION")};
+    // Walking /proc costs a few hundred syscalls: only when the environment says we are recorded.
+    bool maybe = env.rec || env.session;
+    Detection d = find_recorder(maybe ? take_snapshot() : Snapshot{}, env);
     f.detect_reason = d.reason;
     f.recorder = d.recorder;
     f.parent = d.parent;
