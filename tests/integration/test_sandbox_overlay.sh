@@ -179,4 +179,31 @@ else
   log "the system bwrap has overlays too: the 0.8 fallback controls do not apply here"
 fi
 
+# --- a dotfile manager's symlinked ~/.config/git (stow): bwrap refused to mount on it, so --------
+# blaude did not start at all. Now the link is left alone; the overlay discards its replacement.
+link_ws() {
+  fresh
+  rm -rf "$H/.config/git"
+  mkdir -p "$H/dotfiles/git"
+  echo "[user]" >"$H/dotfiles/git/config"
+  ln -s ../dotfiles/git "$H/.config/git"
+  chown -R $NOBODY:$NOBODY "$H/dotfiles"
+  chown -h $NOBODY:$NOBODY "$H/.config/git"
+}
+replace_link='rm ~/.config/git && mkdir ~/.config/git && echo "[core] fsmonitor = evil" >~/.config/git/config &&
+  echo replaced'
+link_ws
+out=$(sb "$NEWDIR" -- "$replace_link") || fail "symlinked ~/.config/git: blaude exited $?: $(cat "$T_DIR/sb.err")"
+check "symlinked ~/.config/git: the session starts and sees its own replacement" has replaced "$out"
+check "symlinked ~/.config/git: the link survives on the host" test -L "$H/.config/git"
+check "symlinked ~/.config/git: its target is unchanged" unchanged "$H/dotfiles/git/config" "[user]"
+check "symlinked ~/.config/git: the note says it is not mounted" grep -q "config/git is a symlink" "$T_DIR/sb.err"
+if [ $FALLBACK = 1 ]; then
+  link_ws
+  out=$(sb /usr/bin -- "$replace_link") || fail "fallback, symlinked ~/.config/git: exited $?: $(cat "$T_DIR/sb.err")"
+  check "fallback control: the session starts with a symlinked ~/.config/git" has replaced "$out"
+  check "fallback control: without overlays the link is replaced on the host" not test -L "$H/.config/git"
+  check "fallback control: and the user was warned" grep -q "config/git is a symlink in the host-writable" "$T_DIR/sb.err"
+fi
+
 finish
