@@ -150,9 +150,14 @@ int run(const cli::Options& o) {
   }
 
   // 2. Host-side preparation and notices (not under --dry-run, which changes nothing).
+  // Claude's onboarding flags only when claude is what runs: `--exec bash` leaves
+  // ~/.claude.json alone (and does not pay for parsing it before its first output).
+  const std::string& prog = argv[0];
+  const bool runs_claude = o.exec.empty() || prog == "claude" || prog.ends_with("/claude");
   auto prepare_host = [&](const std::vector<std::string>& notes) {
     print_lines(notes);
     settings_warnings(o, argv);
+    if (!runs_claude) return;
     for (const auto& f : cli::onboarding_files(getenv_str("HOME"), getenv_str("CLAUDE_CONFIG_DIR")))
       print_lines(cli::ensure_onboarding_file(f));
   };

@@ -132,6 +132,10 @@ check "onboarding flags set" grep -q '"hasCompletedOnboarding": true' "$HOME/.cl
 check "other keys kept" grep -q '"userID": "u1"' "$HOME/.claude.json"
 check_eq "mode 0600" 600 "$(stat -c %a "$HOME/.claude.json")"
 rm "$HOME/.claude.json"
+echo '{"userID": "u2"}' >"$HOME/.claude.json"
+b --no-sandbox --exec true
+check_eq "--exec of another program leaves ~/.claude.json alone" '{"userID": "u2"}' "$(cat "$HOME/.claude.json")"
+rm "$HOME/.claude.json"
 echo 'echo hi' >"$T_DIR/victim"
 ln -s "$T_DIR/victim" "$HOME/.claude.json"
 b --no-sandbox -c
