@@ -225,11 +225,24 @@ void add_config(Builder& b) {
   b.overlay_or(cfg, Fallback::Bind);
   if (!b.o.allow_protected_writes && b.is_dir(cfg)) {
     // Git settings there run on the host at the next git call: read-only even without overlays.
-    if (b.is_dir(cfg + "/git")) {
-      b.ro(cfg + "/git");
+    // Judged by lstat: a dotfile manager's symlink (stow: git -> ../dotfiles/git) cannot be
+    // mounted on (bwrap 0.10+ refuses a symlink destination, 0.8 follows it into the tmpfs
+    // $HOME and fails), and its target is not bound either (a link planted in a host-writable
+    // ~/.config would otherwise expose whatever it names). Inside, the link leads where the
+    // sandbox's own mounts do: usually nowhere, as $HOME is a tmpfs.
+    const std::string git = cfg + "/git";
+    const PathFact& g = b.f.at(git);
+    if (g.lkind == Kind::Symlink) {
+      if (b.f.overlay)
+        b.p.notes.push_back(git + " is a symlink; it is not mounted (replacing it in the sandbox is discarded)");
+      else
+        b.p.warnings.push_back(git + " is a symlink in the host-writable " + cfg +
+                               "; it cannot be made read-only without overlays (bubblewrap 0.9+)");
+    } else if (g.lkind == Kind::Missing) {
+      b.tmpfs(git);
+      b.add({"--remount-ro", git});
     } else {
-      b.tmpfs(cfg + "/git");
-      b.add({"--remount-ro", cfg + "/git"});
+      b.ro(git);
     }
   }
   // After ~/.config, so a CLAUDE_CONFIG_DIR inside it is not covered by the overlay.

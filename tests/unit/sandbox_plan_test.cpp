@@ -185,6 +185,39 @@ TEST_CASE("$HOME: tmpfs scaffold, claude config writable, overlays or fallbacks"
   CHECK(p.warnings[0].find("\n  /home/u/.config") != std::string::npos);
 }
 
+TEST_CASE("a symlinked ~/.config/git is never mounted on (found with bwrap 0.12)", "[sandbox]") {
+  auto f = host();
+  put(f, "/home/u/.config", Kind::Dir);
+  put_link(f, "/home/u/.config/git", "../dotfiles/git", "/home/u/dotfiles/git", Kind::Dir);
+  auto p = plan(opts(), f, inputs());
+  CHECK(has(p.argv, {"--overlay-src", "/home/u/.config", "--tmp-overlay", "/home/u/.config"}));
+  for (const auto& a : p.argv) {
+    CHECK(a.find("/home/u/.config/git") == std::string::npos);  // no mount on the link
+    CHECK(a.find("/home/u/dotfiles") == std::string::npos);     // nor on where it leads
+  }
+  REQUIRE(p.notes.size() == 1);
+  CHECK(p.notes[0].find("/home/u/.config/git is a symlink") == 0);
+
+  // Without overlays the link sits in a host-writable ~/.config: said, not hidden.
+  f.overlay = false;
+  p = plan(opts(), f, inputs());
+  CHECK(has(p.argv, {"--bind", "/home/u/.config", "/home/u/.config"}));
+  CHECK_FALSE(has(p.argv, {"--ro-bind", "/home/u/.config/git", "/home/u/.config/git"}));
+  CHECK(std::any_of(p.warnings.begin(), p.warnings.end(),
+                    [](const std::string& w) { return w.find("/home/u/.config/git is a symlink") == 0; }));
+
+  // A dangling link: no tmpfs on it either.
+  f.overlay = true;
+  put_link(f, "/home/u/.config/git", "/gone", "", Kind::Missing);
+  p = plan(opts(), f, inputs());
+  CHECK_FALSE(has(p.argv, {"--tmpfs", "/home/u/.config/git"}));
+  // Control: a real dir is still bound read-only, a missing one gets the read-only placeholder.
+  put(f, "/home/u/.config/git", Kind::Dir);
+  CHECK(has(plan(opts(), f, inputs()).argv, {"--ro-bind", "/home/u/.config/git", "/home/u/.config/git"}));
+  f.paths.erase("/home/u/.config/git");
+  CHECK(has(plan(opts(), f, inputs()).argv, {"--tmpfs", "/home/u/.config/git", "--remount-ro", "/home/u/.config/git"}));
+}
+
 TEST_CASE("protected paths in a git workspace", "[sandbox]") {
   auto f = host();
   add_git(f, ".git", Kind::Dir);
