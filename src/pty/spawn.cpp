@@ -213,12 +213,19 @@ Child spawn_on_pty(const std::string& path, const Command& cmd, const termios* m
   close(errpipe[1]);
   slave.reset();  // the master sees EIO only once every slave holder is gone
   c.pid = pid;
-  c.exec_errno = read_exec_errno(errpipe[0]);
-  close(errpipe[0]);
+  c.exec_pipe.reset(errpipe[0]);
   int fl = fcntl(master.get(), F_GETFL);
   fcntl(master.get(), F_SETFL, fl | O_NONBLOCK);
   c.master = std::move(master);
   return c;
+}
+
+int await_exec(Child& c) {
+  if (c.exec_pipe) {
+    c.exec_errno = read_exec_errno(c.exec_pipe.get());
+    c.exec_pipe.reset();
+  }
+  return c.exec_errno;
 }
 
 Child spawn_plain(const std::string& path, const Command& cmd) {

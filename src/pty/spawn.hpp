@@ -32,7 +32,13 @@ struct Child {
   pid_t pid = -1;
   UniqueFd master;  // pty mode only; non-blocking, close-on-exec
   int exec_errno = 0;  // nonzero: the child could not exec (it has exited with 126/127)
+  UniqueFd exec_pipe;  // pty mode: EOF once the child has exec'd; await_exec() reads it
 };
+
+// Blocks until the child has exec'd (or failed to); returns and records its errno (0 = ran).
+// spawn_on_pty leaves this to the caller so that blaude's own setup (raw mode, watchdog, loop)
+// overlaps the child's exec instead of waiting for it.
+int await_exec(Child& c);
 
 // Pty mode: the slave gets `modes` (the user's terminal's saved modes) and `size`.
 Child spawn_on_pty(const std::string& path, const Command& cmd, const termios* modes,

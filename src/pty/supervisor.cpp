@@ -81,17 +81,22 @@ int run_pty(const std::string& path, const Command& cmd, const SuperviseOptions&
   if (ep->modes_fd >= 0 && tcgetattr(ep->modes_fd, &child_modes) != 0)
     child_modes = modes.original();
   Child c = spawn_on_pty(path, cmd, &child_modes, have_ws ? &ws : nullptr);
-  if (c.pid < 0 || c.exec_errno) {
-    if (c.pid > 0) waitpid(c.pid, nullptr, 0);
-    return report_exec_error(cmd.argv[0], c.exec_errno ? c.exec_errno : EIO);
-  }
-  spdlog::info("started {} (pid {}) on a pty", cmd.argv[0], c.pid);
+  if (c.pid < 0) return report_exec_error(cmd.argv[0], c.exec_errno ? c.exec_errno : EIO);
 
+  // While the child execs (the other core), set up our side; check its exec afterwards.
   // SIGKILL of blaude cannot be caught: a watchdog puts the modes back if it never hears from us.
   Watchdog watchdog;
   watchdog.start(-1, ep->size_fd, modes.original());
   modes.make_raw();
   install_crash_restore(&modes);
+  if (int err = await_exec(c)) {
+    modes.restore();
+    watchdog.disarm();
+    install_crash_restore(nullptr);
+    waitpid(c.pid, nullptr, 0);
+    return report_exec_error(cmd.argv[0], err);
+  }
+  spdlog::info("started {} (pid {}) on a pty", cmd.argv[0], c.pid);
   SessionConfig sc;
   sc.term = &*ep;
   sc.modes = &modes;
