@@ -1,5 +1,7 @@
 #include "cli/host.hpp"
 
+#include "common/path_search.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -18,25 +20,7 @@ extern char** environ;
 namespace blaude::cli::host {
 
 std::optional<std::string> find_in_path(const std::string& name, const std::string& path_env) {
-  auto executable = [](const std::string& p) {
-    struct stat st {};
-    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
-  };
-  if (name.empty()) return std::nullopt;
-  if (name.find('/') != std::string::npos) {
-    return executable(name) ? std::optional(name) : std::nullopt;
-  }
-  size_t start = 0;
-  while (start <= path_env.size()) {
-    size_t end = path_env.find(':', start);
-    if (end == std::string::npos) end = path_env.size();
-    // Built with append: GCC 12 flags `a + "/" + b` with a false -Wrestrict.
-    std::string candidate = end > start ? path_env.substr(start, end - start) : std::string(".");
-    candidate.append(1, '/').append(name);
-    if (executable(candidate)) return candidate;
-    start = end + 1;
-  }
-  return std::nullopt;
+  return find_executable(name, path_env);
 }
 
 std::optional<std::string> read_trimmed(const std::string& path) {

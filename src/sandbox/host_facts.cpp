@@ -1,6 +1,8 @@
 // HostFacts::probe: all host I/O the planner depends on, done once before planning.
 #include "sandbox/host_facts.hpp"
 
+#include "common/path_search.hpp"
+
 #include <dirent.h>
 #include <limits.h>
 #include <pwd.h>
@@ -65,18 +67,8 @@ std::string real_of(const std::string& p) {
 }
 
 std::string find_on_path(const std::string& name, const std::string& path) {
-  size_t i = 0;
-  while (i <= path.size()) {
-    size_t j = path.find(':', i);
-    if (j == std::string::npos) j = path.size();
-    std::string d = path.substr(i, j - i);
-    i = j + 1;
-    if (d.empty() || d[0] != '/') continue;  // a relative PATH entry would depend on the cwd
-    std::string c = d + "/" + name;
-    struct stat st;
-    if (::stat(c.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(c.c_str(), X_OK) == 0) return c;
-  }
-  return {};
+  if (name.find('/') != std::string::npos) return {};
+  return find_executable(name, path, RelativeEntries::Skip).value_or("");
 }
 
 std::string read_file(const std::string& path, size_t cap = 64 * 1024) {

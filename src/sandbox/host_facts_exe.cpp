@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 
+#include "common/path_search.hpp"
 #include "sandbox/host_facts.hpp"
 #include "sandbox/plan_paths.hpp"
 
@@ -31,17 +32,9 @@ bool is_file(const std::string& p) {
 // execvp's lookup; relative and empty PATH entries are skipped (they would depend on the cwd,
 // which is /workspaces/<dir> inside).
 std::string lookup(const std::string& name, const std::string& path) {
-  size_t i = 0;
-  while (i <= path.size()) {
-    size_t j = path.find(':', i);
-    if (j == std::string::npos) j = path.size();
-    std::string d = path.substr(i, j - i);
-    i = j + 1;
-    if (d.empty() || d[0] != '/') continue;
-    std::string c = normalize(d + "/" + name);
-    if (is_exe_file(c)) return c;
-  }
-  return {};
+  if (name.find('/') != std::string::npos) return {};
+  auto found = find_executable(name, path, RelativeEntries::Skip);
+  return found ? normalize(*found) : std::string();
 }
 
 // The parent dir with every link resolved, then the last component as it is.
