@@ -8,6 +8,7 @@
 
 #include "cli/parse.hpp"
 #include "common/log.hpp"
+#include "osc52/filter.hpp"
 #include "pty/supervisor.hpp"
 
 using namespace blaude;
@@ -42,6 +43,9 @@ int run(const cli::Options& o) {
   cmd.argv = o.exec.empty() ? std::vector<std::string>{"claude"} : o.exec;
   if (o.exec.empty()) cmd.argv.insert(cmd.argv.end(), o.claude_args.begin(), o.claude_args.end());
   pty::SuperviseOptions so;
+  // OSC 52 copies go to the host clipboard; with no usable tool the bytes pass untouched.
+  if (auto clip = osc52::configure(o.no_clipboard))
+    so.make_filter = [c = *clip](uv_loop_t* loop) { return osc52::make_filter(loop, c); };
   return pty::supervise(cmd, so);
 }
 
