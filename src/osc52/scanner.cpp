@@ -42,6 +42,15 @@ void Scanner::feed(std::string_view in, uint64_t now_ms, std::string& out,
       // The hot path: plain text up to the next ESC goes out in one append.
       const void* hit = std::memchr(in.data() + i, ESC, n - i);
       size_t j = hit ? static_cast<size_t>(static_cast<const char*>(hit) - in.data()) : n;
+      // Most escapes in TUI output (CSI, OSC 0/8, charset selection) are decided by the byte
+      // after the ESC, or the one after that: pass those on without the hold machinery.
+      while (j + 2 < n) {
+        char b = in[j + 1], c = in[j + 2];
+        bool ours = b == ESC || (b == ']' && c == '5') || (b == 'P' && (c == 't' || c == ESC));
+        if (ours) break;
+        hit = std::memchr(in.data() + j + 1, ESC, n - j - 1);
+        j = hit ? static_cast<size_t>(static_cast<const char*>(hit) - in.data()) : n;
+      }
       out.append(in.data() + i, j - i);
       i = j;
       if (i == n) break;
