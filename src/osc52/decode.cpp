@@ -85,6 +85,11 @@ bool valid_utf8(std::string_view bytes) {
   auto* p = reinterpret_cast<const utf8proc_uint8_t*>(bytes.data());
   utf8proc_ssize_t left = static_cast<utf8proc_ssize_t>(bytes.size());
   while (left > 0) {
+    if (*p < 0x80) {  // ASCII needs no table lookup
+      ++p;
+      --left;
+      continue;
+    }
     utf8proc_int32_t cp;
     utf8proc_ssize_t n = utf8proc_iterate(p, left, &cp);
     if (n <= 0 || cp < 0) return false;
@@ -100,6 +105,13 @@ std::string strip_controls(std::string_view utf8, size_t& removed) {
   auto* base = reinterpret_cast<const utf8proc_uint8_t*>(utf8.data());
   utf8proc_ssize_t off = 0, size = static_cast<utf8proc_ssize_t>(utf8.size());
   while (off < size) {
+    unsigned char b = base[off];
+    if (b < 0x80) {  // ASCII: C0 and DEL are the controls
+      if ((b >= 0x20 && b != 0x7f) || b == '\t' || b == '\n' || b == '\r') out.push_back(static_cast<char>(b));
+      else ++removed;
+      ++off;
+      continue;
+    }
     utf8proc_int32_t cp;
     utf8proc_ssize_t n = utf8proc_iterate(base + off, size - off, &cp);
     if (n <= 0) break;  // callers validate first; stop rather than copy garbage

@@ -21,6 +21,11 @@ class Osc52Filter : public pty::OutputFilter {
 public:
   Osc52Filter(std::unique_ptr<Sink> sink, ScannerLimits limits)
       : scanner_(limits), sink_(std::move(sink)) {}
+  ~Osc52Filter() override {
+    if (copied_ + refused_ > 0)
+      spdlog::info("osc52: {} sequence(s) intercepted: {} copied, {} not copied", copied_ + refused_,
+                   copied_, refused_);
+  }
 
   void feed(std::string_view in, uint64_t now_ms, std::string& out) override {
     scanner_.feed(in, now_ms, out, events_);
@@ -41,17 +46,34 @@ private:
     for (Sequence& s : events_) {
       Verdict v = interpret(s);
       if (!v.copy) {
-        spdlog::info("osc52: intercepted a sequence{} ({} encoded bytes); not copied: {}",
-                     wrap_name(s.wrap), s.payload_bytes, v.note);
+        ++refused_;
+        if (may_log())
+          spdlog::info("osc52: intercepted a sequence{} ({} encoded bytes); not copied: {}",
+                       wrap_name(s.wrap), s.payload_bytes, v.note);
         continue;
       }
-      if (!v.note.empty()) spdlog::warn("osc52: {}", v.note);
-      spdlog::info("osc52: copy of {} bytes{} requested", v.copy->text.size(), wrap_name(s.wrap));
+      ++copied_;
+      if (!v.note.empty() && may_log()) spdlog::warn("osc52: {}", v.note);
+      if (may_log())
+        spdlog::info("osc52: copy of {} bytes{} requested", v.copy->text.size(), wrap_name(s.wrap));
       sink_->copy(std::move(*v.copy));
     }
     events_.clear();
   }
 
+  // A child printing OSC 52 in a loop must not fill the disk with the log.
+  bool may_log() {
+    if (logged_ < kLogBudget) return ++logged_, true;
+    if (logged_ == kLogBudget) {
+      ++logged_;
+      spdlog::info("osc52: more sequences follow; logging only the totals at the end");
+    }
+    return false;
+  }
+
+  static constexpr unsigned kLogBudget = 50;
+  unsigned logged_ = 0;
+  uint64_t copied_ = 0, refused_ = 0;
   Scanner scanner_;
   std::unique_ptr<Sink> sink_;
   std::vector<Sequence> events_;

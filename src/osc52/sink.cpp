@@ -56,14 +56,15 @@ public:
   Runner(uv_loop_t* loop, Backend b, uint64_t timeout_ms)
       : loop_(loop), backend_(std::move(b)), timeout_ms_(timeout_ms) {}
 
-  void submit(std::vector<Job> jobs) {
-    if (jobs.empty()) return;
+  void submit(Copy c) {
     if (cur_) {
-      if (next_) spdlog::info("osc52: a newer copy replaces one still waiting for the helper");
-      next_ = std::move(jobs);
+      // Busy: keep only the newest; its helper commands are built when it starts, so a flood
+      // of copies costs one move each.
+      if (next_) spdlog::debug("osc52: a newer copy replaces one still waiting for the helper");
+      next_ = std::move(c);
       return;
     }
-    queue_.assign(std::make_move_iterator(jobs.begin()), std::make_move_iterator(jobs.end()));
+    queue_ = jobs_for(c);
     start_next();
   }
 
@@ -83,14 +84,29 @@ private:
       if (spawn(job)) return;
     }
     if (next_) {
-      auto jobs = std::move(*next_);
+      queue_ = jobs_for(*next_);
       next_.reset();
-      queue_.assign(std::make_move_iterator(jobs.begin()), std::make_move_iterator(jobs.end()));
       start_next();
       return;
     }
     // Idle: let go of ourselves (the sink may already be gone). Nothing may follow this.
     auto last = std::move(keep_);
+  }
+
+  // One job per selection the tool can set; pbcopy has one pasteboard, so duplicates go.
+  std::deque<Job> jobs_for(const Copy& c) const {
+    std::deque<Job> jobs;
+    for (Target t : c.targets) {
+      std::vector<std::string> argv = helper_argv(backend_, t);
+      if (argv.empty()) {
+        spdlog::info("osc52: {} cannot set {}; skipped", tool_name(backend_.tool), target_name(t));
+        continue;
+      }
+      bool dup = false;
+      for (const Job& j : jobs) dup = dup || j.argv == argv;
+      if (!dup) jobs.push_back(Job{std::move(argv), c.text, t});
+    }
+    return jobs;
   }
 
   // Starts one helper; false when it could not be started (already logged).
@@ -172,7 +188,7 @@ private:
   Backend backend_;
   uint64_t timeout_ms_;
   std::deque<Job> queue_;                      // the rest of the copy being applied
-  std::optional<std::vector<Job>> next_;       // the newest copy that arrived meanwhile
+  std::optional<Copy> next_;                   // the newest copy that arrived meanwhile
   std::unique_ptr<Helper> cur_;
   std::shared_ptr<Runner> keep_;  // set while a helper's handles are open
 };
@@ -180,26 +196,10 @@ private:
 class HelperSink : public Sink {
 public:
   HelperSink(uv_loop_t* loop, Backend b, uint64_t timeout_ms)
-      : backend_(b), runner_(std::make_shared<Runner>(loop, std::move(b), timeout_ms)) {}
-
-  void copy(Copy c) override {
-    std::vector<Job> jobs;
-    for (Target t : c.targets) {
-      std::vector<std::string> argv = helper_argv(backend_, t);
-      if (argv.empty()) {
-        spdlog::info("osc52: {} cannot set {}; skipped", tool_name(backend_.tool), target_name(t));
-        continue;
-      }
-      // pbcopy has one pasteboard: every target would run the same command.
-      bool dup = false;
-      for (const Job& j : jobs) dup = dup || j.argv == argv;
-      if (!dup) jobs.push_back(Job{std::move(argv), c.text, t});
-    }
-    runner_->submit(std::move(jobs));
-  }
+      : runner_(std::make_shared<Runner>(loop, std::move(b), timeout_ms)) {}
+  void copy(Copy c) override { runner_->submit(std::move(c)); }
 
 private:
-  Backend backend_;
   std::shared_ptr<Runner> runner_;
 };
 
