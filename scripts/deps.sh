@@ -32,6 +32,8 @@ if command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; 
   for p in "${pkgs[@]}"; do
     # libclang-rt-14-dev only exists where clang 14 is the default (Debian 12); skip elsewhere.
     if [ "$p" = libclang-rt-14-dev ] && ! apt-cache show "$p" >/dev/null 2>&1; then continue; fi
+    # Node.js from elsewhere (nodesource bundles npm): the commands are what matters.
+    if [ "$p" = nodejs ] || [ "$p" = npm ]; then command -v "${p/nodejs/node}" >/dev/null && continue; fi
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed' || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && exit 0

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "asciinema/guard.hpp"
 #include "cli/parse.hpp"
 #include "common/log.hpp"
 #include "osc52/filter.hpp"
@@ -42,7 +43,10 @@ int run(const cli::Options& o) {
   pty::Command cmd;
   cmd.argv = o.exec.empty() ? std::vector<std::string>{"claude"} : o.exec;
   if (o.exec.empty()) cmd.argv.insert(cmd.argv.end(), o.claude_args.begin(), o.claude_args.end());
+  // Declared before the session so that its destructor resumes a paused recorder afterwards.
+  asciinema::Guard recorder(o.no_asciinema);
   pty::SuperviseOptions so;
+  so.endpoint = [&recorder] { return recorder.endpoint(); };
   // OSC 52 copies go to the host clipboard; with no usable tool the bytes pass untouched.
   if (auto clip = osc52::configure(o.no_clipboard))
     so.make_filter = [c = *clip](uv_loop_t* loop) { return osc52::make_filter(loop, c); };

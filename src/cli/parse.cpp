@@ -15,6 +15,7 @@ std::variant<Options, UsageError> parse(const std::vector<std::string>& args) {
       o.no_sandbox = true;
     } else if (a == "--debug") {
       o.debug = true;
+    } else if (a == "--no-asciinema") { o.no_asciinema = true;
     } else if (a == "--no-clipboard") {
       o.no_clipboard = true;
     } else if (a == "--help" || a == "-h") {

@@ -193,7 +193,9 @@ void Session::update_polls() {
     if (!out_throttled_) m |= UV_READABLE;
     if (!in_q_.empty() && master_blocked_) m |= UV_WRITABLE;
   }
-  unsigned in = (!term_in_eof_ && !in_throttled_) ? UV_READABLE : 0;
+  // Once the child is gone, keystrokes belong to whatever reads the terminal after blaude.
+  bool want_input = !term_in_eof_ && !in_throttled_ && !child_done_ && !master_eof_;
+  unsigned in = want_input ? UV_READABLE : 0;
   unsigned out = (!term_out_dead_ && out_blocked_ && out_load() > 0) ? UV_WRITABLE : 0;
 
   auto apply = [](uv_poll_t* h, unsigned& cur, unsigned want, uv_poll_cb cb) {
@@ -402,8 +404,10 @@ void Session::suspend_self() {
   spdlog::debug("suspending (SIGTSTP)");
   if (cfg_.modes) cfg_.modes->restore();
   share_flags(false);
+  if (cfg_.term->on_suspend) cfg_.term->on_suspend(true);
   kill(getpid(), SIGSTOP);
   // Continued.
+  if (cfg_.term->on_suspend) cfg_.term->on_suspend(false);
   share_flags(true);
   if (cfg_.modes) cfg_.modes->make_raw();
   sync_size(true);

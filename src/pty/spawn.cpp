@@ -130,7 +130,18 @@ void reset_signals() {
   std::memset(&sa, 0, sizeof sa);
   sa.sa_handler = SIG_DFL;
   sigemptyset(&sa.sa_mask);
-  for (int s = 1; s < NSIG; ++s) sigaction(s, &sa, nullptr);
+  for (int s = 1; s < NSIG; ++s) {
+    if (sigaction(s, &sa, nullptr) != 0) {
+      // glibc refuses its internal signals (32, 33); an inherited "ignore" must still go.
+      struct {
+        void* handler;
+        unsigned long flags;
+        void* restorer;
+        unsigned long mask;
+      } k{};
+      syscall(SYS_rt_sigaction, s, &k, nullptr, sizeof k.mask);
+    }
+  }
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "pty/signal_pipe.hpp"
+#include "pty/watchdog.hpp"
 
 namespace blaude::pty {
 
@@ -76,13 +77,19 @@ int run_pty(const std::string& path, const Command& cmd, const SuperviseOptions&
 
   // Handlers first: a signal that arrives while the child starts is queued, not fatal.
   SignalPipe sigs({SIGWINCH, SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGTSTP, SIGCONT});
-  Child c = spawn_on_pty(path, cmd, &modes.original(), have_ws ? &ws : nullptr);
+  termios child_modes = modes.original();
+  if (ep->modes_fd >= 0 && tcgetattr(ep->modes_fd, &child_modes) != 0)
+    child_modes = modes.original();
+  Child c = spawn_on_pty(path, cmd, &child_modes, have_ws ? &ws : nullptr);
   if (c.pid < 0 || c.exec_errno) {
     if (c.pid > 0) waitpid(c.pid, nullptr, 0);
     return report_exec_error(cmd.argv[0], c.exec_errno ? c.exec_errno : EIO);
   }
   spdlog::info("started {} (pid {}) on a pty", cmd.argv[0], c.pid);
 
+  // SIGKILL of blaude cannot be caught: a watchdog puts the modes back if it never hears from us.
+  Watchdog watchdog;
+  watchdog.start(-1, ep->size_fd, modes.original());
   modes.make_raw();
   install_crash_restore(&modes);
   SessionConfig sc;
@@ -95,6 +102,7 @@ int run_pty(const std::string& path, const Command& cmd, const SuperviseOptions&
   sc.signals = &sigs;
   int status = run_session(std::move(sc));
   modes.restore();
+  watchdog.disarm();
   install_crash_restore(nullptr);
   return exit_code_from_status(status);
 }

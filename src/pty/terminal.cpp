@@ -69,7 +69,9 @@ bool TerminalModes::make_raw() {
   cfmakeraw(&raw);
   raw.c_cc[VMIN] = 1;
   raw.c_cc[VTIME] = 0;
-  if (tcsetattr(fd_, TCSAFLUSH, &raw) != 0) return false;
+  // Not TCSAFLUSH: keystrokes typed while blaude starts or resumes from a stop belong to the
+  // child (under a paused recorder they arrive in exactly that window) and must not be lost.
+  if (tcsetattr(fd_, TCSADRAIN, &raw) != 0) return false;
   raw_ = true;
   return true;
 }

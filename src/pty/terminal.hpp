@@ -4,6 +4,8 @@
 #include <sys/ioctl.h>
 #include <termios.h>
 
+#include <functional>
+
 #include "common/unique_fd.hpp"
 
 namespace blaude::pty {
@@ -15,6 +17,12 @@ struct Endpoint {
   // Poll the window size this often (ms); 0 = rely on SIGWINCH. Needed when the resize signal
   // goes to another process (a paused recorder).
   int poll_size_ms = 0;
+  // The child's pty starts with this terminal's modes (default: size_fd's). A paused recorder's
+  // real terminal is raw; the session should start like the terminal blaude was started on.
+  int modes_fd = -1;
+  // Called with true just before blaude stops itself (Ctrl-Z / SIGTSTP) and with false once it
+  // is continued, so that a paused recorder can run while blaude is stopped.
+  std::function<void(bool suspended)> on_suspend;
   UniqueFd owned_in;   // descriptors opened for this endpoint, closed with it
   UniqueFd owned_out;
 };

@@ -29,6 +29,7 @@ fail() { T_CHECKS=$((T_CHECKS+1)); T_FAILS=$((T_FAILS+1)); printf 'FAIL - %s\n' 
 check() { local d=$1; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
 check_eq() { # check_eq "description" expected actual
   if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: expected [$2], got [$3]"; fi; }
+not() { ! "$@"; }
 skip() { echo "SKIP: $*"; exit 77; }
 finish() {
   echo "$T_NAME: $((T_CHECKS-T_FAILS)) of $T_CHECKS checks passed"

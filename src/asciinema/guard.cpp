@@ -1,0 +1,171 @@
+#include "asciinema/guard.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "asciinema/detect.hpp"
+#include "asciinema/snapshot.hpp"
+
+namespace blaude::asciinema {
+
+namespace {
+
+constexpr int kPollSizeMs = 250;
+
+void sleep_ms(long ms) {
+  timespec ts{ms / 1000, (ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+std::optional<std::string> getenv_opt(const char* k) {
+  const char* v = std::getenv(k);
+  return v ? std::optional<std::string>(v) : std::nullopt;
+}
+
+// Opens the recorder's terminal (its fd 0) as our own description and checks that it is a
+// terminal of ours, that its fd 1 is the same terminal, and that it is not blaude's own.
+UniqueFd open_recorder_tty(pid_t pid, std::string& problem) {
+  std::string base = "/proc/" + std::to_string(pid) + "/fd/";
+  UniqueFd fd(open((base + "0").c_str(), O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC));
+  if (!fd) {
+    problem = "cannot open " + base + "0: " + std::strerror(errno);
+    return {};
+  }
+  struct stat in{}, out{}, ours{};
+  if (!isatty(fd.get()) || fstat(fd.get(), &in) != 0) {
+    problem = base + "0 is not a terminal";
+    return {};
+  }
+  if (in.st_uid != getuid()) {
+    problem = "its terminal belongs to uid " + std::to_string(in.st_uid);
+    return {};
+  }
+  if (stat((base + "1").c_str(), &out) != 0 || out.st_rdev != in.st_rdev) {
+    problem = "its output is not the terminal it reads";
+    return {};
+  }
+  if (fstat(0, &ours) == 0 && ours.st_rdev == in.st_rdev) {
+    problem = "its terminal is blaude's own, so it does not relay blaude's terminal";
+    return {};
+  }
+  return fd;
+}
+
+}  // namespace
+
+Mode Guard::examine() {
+  Facts f;
+  f.disabled = disabled_;
+  f.uid = getuid();
+  if (!disabled_) {
+    Detection d = find_recorder(take_snapshot(),
+                                {getenv_opt("ASCIINEMA_REC"), getenv_opt("ASCIINEMA_SESSION")});
+    f.detect_reason = d.reason;
+    f.recorder = d.recorder;
+    f.parent = d.parent;
+    if (d.recorder) {
+      spdlog::debug("asciinema: {}", d.reason);
+      tty_ = open_recorder_tty(d.recorder->stat.pid, f.terminal_problem);
+      f.terminal_ok = static_cast<bool>(tty_);
+    }
+  }
+  Decision dec = decide(f);
+  spdlog::info("asciinema: mode {}: {}", mode_name(dec.mode), dec.reason);
+  if (dec.mode == Mode::None) tty_.reset();
+  else recorder_ = f.recorder->stat.pid;
+  return dec.mode;
+}
+
+// SIGSTOP, then make sure it took and that nobody (a tmux-like parent) continued it again.
+bool Guard::stop() {
+  if (kill(recorder_, SIGSTOP) != 0) {
+    spdlog::warn("asciinema: cannot stop pid {}: {}", recorder_, std::strerror(errno));
+    return false;
+  }
+  stopped_ = true;
+  bool seen = false;
+  for (int i = 0; i < 200 && !seen; ++i) {  // up to 2 s on a loaded machine
+    seen = proc_state(recorder_) == 'T';
+    if (!seen) sleep_ms(10);
+  }
+  for (int i = 0; seen && i < 5; ++i) {
+    sleep_ms(20);
+    seen = proc_state(recorder_) == 'T';
+  }
+  if (!seen) spdlog::warn("asciinema: pid {} did not stay stopped", recorder_);
+  return seen;
+}
+
+void Guard::resume() {
+  if (!stopped_) return;
+  while (tcsetattr(tty_.get(), TCSADRAIN, &rec_modes_) != 0 && errno == EINTR) {
+  }
+  kill(recorder_, SIGCONT);
+  kill(recorder_, SIGWINCH);  // its pty should follow a resize that happened while it slept
+  stopped_ = false;
+  spdlog::info("asciinema: resumed pid {}", recorder_);
+}
+
+void Guard::on_suspend(bool suspended) {
+  if (suspended) {
+    resume();
+  } else if (!stop()) {
+    spdlog::warn("asciinema: could not pause pid {} again after blaude was continued",
+                 recorder_);
+  }
+}
+
+std::optional<pty::Endpoint> Guard::endpoint() {
+  mode_ = examine();
+  if (mode_ == Mode::Pause) {
+    // The watchdog exists before anything changes, so there is no moment at which a SIGKILL of
+    // blaude could leave the recorder stopped.
+    if (tcgetattr(tty_.get(), &rec_modes_) != 0 ||
+        !watchdog_.start(recorder_, tty_.get(), rec_modes_)) {
+      spdlog::warn("asciinema: cannot set up the watchdog ({}); muting instead",
+                   std::strerror(errno));
+      mode_ = Mode::Mute;
+    } else if (!stop()) {
+      resume();
+      watchdog_.disarm();
+      spdlog::info("asciinema: mode mute: the pause did not hold");
+      mode_ = Mode::Mute;
+    }
+  }
+  pty::Endpoint ep;
+  if (mode_ == Mode::Pause) {
+    ep.owned_in.reset(fcntl(tty_.get(), F_DUPFD_CLOEXEC, 3));
+    ep.in_fd = ep.out_fd = ep.size_fd = ep.owned_in.get();
+    ep.poll_size_ms = kPollSizeMs;  // SIGWINCH goes to the stopped recorder's group
+    ep.modes_fd = 0;
+    ep.on_suspend = [this](bool s) { on_suspend(s); };
+    if (ep.in_fd >= 0) return ep;
+    resume();
+    watchdog_.disarm();
+    mode_ = Mode::Mute;
+  }
+  ep = pty::open_endpoint(0, 1);
+  if (mode_ == Mode::Mute) {
+    // Input and window size keep coming through the recorder's pty; only output bypasses it.
+    ep.owned_out.reset(fcntl(tty_.get(), F_DUPFD_CLOEXEC, 3));
+    if (ep.owned_out) ep.out_fd = ep.owned_out.get();
+    else mode_ = Mode::None;
+  }
+  return ep;
+}
+
+Guard::~Guard() {
+  resume();
+  watchdog_.disarm();
+}
+
+}  // namespace blaude::asciinema

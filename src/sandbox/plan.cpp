@@ -1,0 +1,337 @@
+// The bwrap mount table, in the order bwrap must apply it (a later mount covers an earlier one).
+#include "sandbox/plan.hpp"
+
+#include <algorithm>
+
+#include "sandbox/plan_builder.hpp"
+#include "sandbox/plan_paths.hpp"
+
+namespace blaude::sandbox {
+
+using detail::Builder;
+using detail::Fallback;
+
+namespace detail {
+
+void Builder::rw(const std::string& src, const std::string& dst) {
+  add({"--bind", src, dst});
+  const std::string& real = f.at(src).real;
+  rw_binds.emplace_back(real.empty() ? src : real, dst);
+}
+
+void Builder::overlay_or(const std::string& path, Fallback fb) {
+  if (!is_dir(path)) return;
+  if (o.allow_protected_writes) {
+    rw(path);
+  } else if (f.overlay) {
+    overlay(path, path);
+  } else if (fb == Fallback::Tmpfs) {
+    tmpfs(path);
+  } else if (fb == Fallback::RoBind) {
+    ro(path);
+  } else {
+    rw(path);
+    host_writable.push_back(path);
+  }
+}
+
+}  // namespace detail
+
+uid_t sandbox_uid(const HostFacts& f) { return f.uid == 0 ? 1000 : f.uid; }
+gid_t sandbox_gid(const HostFacts& f) { return f.uid == 0 ? 1000 : f.gid; }
+
+std::string workspace_dest(const std::string& cwd) {
+  std::string name = basename_of(cwd);
+  for (char& c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '-';
+    if (!ok) c = '_';
+  }
+  if (name.empty() || name == "." || name == "..") name = "workspace";
+  return "/workspaces/" + name;
+}
+
+std::string sandbox_path(const HostFacts& f) {
+  const std::string& h = f.home;
+  std::vector<std::string> dirs = {h + "/.local/bin", h + "/go/bin", h + "/.cargo/bin",
+                                   h + "/.bun/bin",   "/opt/host-bin", "/opt/host-cargo-bin",
+                                   "/opt/host-go-bin"};
+  // Only a node that plan() mounts: nvm's own tree (NVM_BIN may point anywhere).
+  if (!f.nvm_node_bin.empty() && is_under(f.nvm_node_bin, f.nvm_dir)) dirs.push_back(f.nvm_node_bin);
+  if (f.at(h + "/.yarn/bin").kind == Kind::Dir) dirs.push_back(h + "/.yarn/bin");
+  for (const char* d : {"/usr/local/bin", "/usr/bin", "/bin", "/sbin", "/usr/sbin"}) dirs.push_back(d);
+  std::string out;
+  for (const auto& d : dirs) {
+    if (!out.empty()) out += ':';
+    out += d;
+  }
+  return out;
+}
+
+std::string claude_config_dir(const HostFacts& f) {
+  std::string c = f.env_or("CLAUDE_CONFIG_DIR");
+  return c.empty() || c.front() != '/' ? f.home + "/.claude" : normalize(c);
+}
+
+std::string dbus_socket_path(const HostFacts& f) {
+  std::string addr = f.env_or("DBUS_SESSION_BUS_ADDRESS");
+  if (auto k = addr.find("unix:path="); k != std::string::npos) {
+    std::string s = addr.substr(k + 10);
+    return s.substr(0, s.find_first_of(",;"));
+  }
+  return "/run/user/" + std::to_string(f.uid) + "/bus";
+}
+
+namespace {
+
+void add_namespaces(Builder& b) {
+  b.add({"--unshare-user", "--uid", std::to_string(sandbox_uid(b.f)), "--gid",
+         std::to_string(sandbox_gid(b.f)), "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+         "--hostname", "blaude", "--unshare-cgroup-try", "--cap-drop", "ALL", "--die-with-parent"});
+  // With a pty between us and the user, TIOCSTI can only reach that pty. Without one the
+  // sandbox would share the user's terminal, so it gets its own session.
+  if (!b.f.stdio_tty) b.add({"--new-session"});
+  if (b.o.no_network) b.add({"--unshare-net"});
+}
+
+void add_system(Builder& b) {
+  b.ro("/usr");
+  // Merged-/usr hosts have /bin → usr/bin: recreate the link instead of a second copy.
+  for (const char* d : {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}) {
+    const PathFact& pf = b.f.at(d);
+    if (pf.lkind == Kind::Symlink && !pf.link.empty()) {
+      b.add({"--symlink", pf.link, d});
+    } else if (pf.lkind == Kind::Dir) {
+      b.ro(d);
+    }
+  }
+  b.ro("/etc");
+  if (b.is_dir("/usr/share/pyenv/shims")) b.tmpfs("/usr/share/pyenv/shims");
+  b.add({"--dev", "/dev", "--proc", "/proc"});
+}
+
+void add_tmp_and_run(Builder& b) {
+  if (b.o.clear_tmp) {
+    b.tmpfs("/tmp");
+  } else {
+    b.rw("/tmp");
+    // Only dirs that exist: a --tmpfs on a missing path under the host /tmp would create it.
+    if (!b.o.allow_protected_writes)
+      for (const auto& d : b.f.tmp_socket_dirs) b.tmpfs(d);
+  }
+  const std::string uid = std::to_string(sandbox_uid(b.f));
+  b.add({"--tmpfs", "/var", "--tmpfs", "/run", "--tmpfs", "/run/user/" + uid});
+}
+
+// /etc/resolv.conf is often a link into /run (systemd-resolved), which is a tmpfs here. Bind
+// the content at the link's final target so absolute and relative links both resolve.
+void add_resolv(Builder& b) {
+  const PathFact& rc = b.f.at("/etc/resolv.conf");
+  if (rc.lkind != Kind::Symlink) return;
+  if (rc.real.empty() || b.f.resolv_content.empty()) {
+    b.p.warnings.push_back("/etc/resolv.conf is a dangling symlink; DNS may not work in the sandbox");
+    return;
+  }
+  for (const char* visible : {"/etc", "/usr"})
+    if (is_under(rc.real, visible)) return;
+  b.dir(dirname_of(rc.real));
+  b.add({"--ro-bind-data", "@fd:resolv", rc.real});
+  b.p.data_fds.push_back({"@fd:resolv", b.f.resolv_content});
+}
+
+void add_home(Builder& b) {
+  const std::string& h = b.f.home;
+  b.tmpfs(h);
+  for (const char* d : {".local", ".local/bin", ".local/share", ".local/lib", ".cache", "go", "go/bin",
+                        "go/pkg", ".cargo", ".cargo/bin", ".cargo/registry"})
+    b.dir(b.home(d));
+  // After the $HOME tmpfs, or the tmpfs would hide it; a missing one under the host /tmp is
+  // left for claude to create (a --tmpfs there would create it on the host).
+  std::string ct = b.f.env_or("CLAUDE_CODE_TMPDIR");
+  if (!ct.empty() && ct.front() == '/') {
+    ct = normalize(ct);
+    bool host_tmp = !b.o.clear_tmp && is_under(ct, "/tmp");
+    if (ct != "/tmp" && (!host_tmp || b.is_dir(ct))) b.tmpfs(ct);
+  }
+  if (b.is_dir(b.home(".npm"))) {
+    b.overlay_or(b.home(".npm"), Fallback::Bind);
+  } else {
+    b.dir(b.home(".npm"));
+    b.dir(b.home(".npm/_cacache"));
+  }
+}
+
+void add_tools(Builder& b) {
+  b.dir("/opt");
+  if (b.is_dir(b.home(".local/bin"))) b.ro(b.home(".local/bin"), "/opt/host-bin");
+  for (const auto& d : b.f.opt_tool_dirs) b.ro(d);
+  if (b.f.at(b.home(".local/bin/claude")).kind == Kind::File) b.ro(b.home(".local/bin/claude"));
+  for (const char* d : {".local/share/pipx", ".local/share/uv/tools", ".local/share/uv/python"})
+    b.overlay_or(b.home(d), Fallback::RoBind);
+  b.overlay_or(b.home(".cache/uv"), Fallback::Bind);
+  b.overlay_or(b.f.nvm_dir, Fallback::RoBind);
+  b.overlay_or(b.home(".yarn"), Fallback::RoBind);
+  if (b.is_dir(b.home(".cargo/bin"))) b.ro(b.home(".cargo/bin"), "/opt/host-cargo-bin");
+  if (b.is_dir(b.home("go/bin"))) b.ro(b.home("go/bin"), "/opt/host-go-bin");
+  if (b.is_dir(b.home(".local/share/claude"))) b.ro(b.home(".local/share/claude"));
+  if (b.is_file(b.home(".claude.json"))) b.rw(b.home(".claude.json"));
+  if (b.is_dir(b.home(".agents"))) b.ro(b.home(".agents"));
+  for (const char* d : {".notebooklm-mcp", ".notebooklm-mcp-cli"})
+    if (b.is_dir(b.home(d))) b.rw(b.home(d));
+}
+
+
+void add_config(Builder& b) {
+  const std::string cfg = b.home(".config");
+  b.overlay_or(cfg, Fallback::Bind);
+  if (!b.o.allow_protected_writes && b.is_dir(cfg)) {
+    // Git settings there run on the host at the next git call: read-only even without overlays.
+    if (b.is_dir(cfg + "/git")) {
+      b.ro(cfg + "/git");
+    } else {
+      b.tmpfs(cfg + "/git");
+      b.add({"--remount-ro", cfg + "/git"});
+    }
+  }
+  // After ~/.config, so a CLAUDE_CONFIG_DIR inside it is not covered by the overlay.
+  const std::string cd = claude_config_dir(b.f);
+  if (b.is_dir(cd)) {
+    b.rw(cd);
+  } else {
+    b.p.warnings.push_back(cd + " does not exist; claude's settings will not persist this session");
+  }
+  for (const char* d : {"arxiv-storage", ".claude-mem"})
+    if (b.is_dir(b.home(d))) b.rw(b.home(d));
+  if (b.is_dir(b.home(".bun"))) {
+    b.overlay_or(b.home(".bun"), Fallback::RoBind);
+    if (!b.f.overlay && !b.o.allow_protected_writes && b.is_dir(b.home(".bun/install/cache")))
+      b.tmpfs(b.home(".bun/install/cache"));
+  }
+}
+
+void add_opt_ins(Builder& b) {
+  const auto& f = b.f;
+  if (b.o.git) {
+    for (const char* n : {".gitconfig", ".git-credentials"})
+      if (b.is_file(b.home(n))) b.ro(b.home(n));
+    std::string gpg_sock = "/run/user/" + std::to_string(f.uid) + "/gnupg";
+    if (b.is_dir(gpg_sock)) b.rw(gpg_sock);
+    std::string gh = f.env_or("GNUPGHOME");
+    if (!gh.empty() && b.is_dir(gh)) b.ro(gh);
+  }
+  if (b.o.ssh) {
+    if (b.is_dir(b.home(".ssh"))) b.ro(b.home(".ssh"));
+    // The socket itself: its parent may be all of $XDG_RUNTIME_DIR (D-Bus, systemd, Wayland).
+    std::string sock = f.env_or("SSH_AUTH_SOCK");
+    if (!sock.empty() && f.at(sock).kind == Kind::Socket) {
+      b.rw(sock);
+    } else {
+      b.p.warnings.push_back("--ssh: SSH_AUTH_SOCK is not a socket; no agent forwarding");
+    }
+  }
+  if (b.o.aws && b.is_dir(b.home(".aws"))) b.ro(b.home(".aws"));
+  if (b.o.keyring) {
+    std::string addr = f.env_or("DBUS_SESSION_BUS_ADDRESS");
+    std::string sock = dbus_socket_path(f);
+    if (addr.find("unix:path=") == std::string::npos && addr.find("unix:abstract=") != std::string::npos) {
+      b.p.warnings.push_back("--keyring: D-Bus uses an abstract socket, unreachable from the sandbox");
+    }
+    if (f.at(sock).kind == Kind::Socket) b.rw(sock);
+    if (b.is_dir(b.home(".local/share/keyrings"))) b.rw(b.home(".local/share/keyrings"));
+  }
+}
+
+void add_mounts(Builder& b) {
+  for (size_t i = 0; i < b.o.mounts.size() && i < b.f.mounts.size(); ++i) {
+    const auto& m = b.o.mounts[i];
+    const std::string& path = b.f.mount_paths[i];
+    const PathFact& pf = b.f.mounts[i];
+    if (pf.lkind == Kind::Missing)
+      throw PlanError("mount path does not exist: " + m.path, "Check the path given to -m/--mount.");
+    if (pf.real.empty())
+      throw PlanError("mount path is a broken symlink: " + m.path,
+                      "Point -m at the link's target, or fix the link.");
+    const std::string& r = pf.real;
+    if (!b.o.allow_protected_writes && is_under(b.f.home_real, r))
+      throw PlanError("refusing to mount your home directory or a parent of it: " + m.path,
+                      "Mount a subdirectory instead, or use --allow-protected-writes to override.");
+    if (r != path) b.p.notes.push_back("mount " + m.path + " is a symlink to " + r + "; mounting that");
+    if (m.rw) {
+      b.rw(r);
+    } else {
+      b.ro(r);
+    }
+  }
+}
+
+void add_grants(Builder& b, const Grants& grants) {
+  for (const auto& g : grants) {
+    // The policy names optional tool dirs: skip the ones probed and absent. An unprobed path
+    // is bound anyway, and bwrap refuses to start if it is missing (fail closed).
+    if (b.f.paths.count(g.path) && b.f.at(g.path).kind == Kind::Missing) continue;
+    if (g.access == Access::Write) {
+      b.rw(g.path);
+    } else {
+      b.ro(g.path);
+    }
+  }
+}
+
+bool has_key(const std::vector<std::pair<std::string, std::string>>& env, const std::string& k) {
+  return std::any_of(env.begin(), env.end(), [&](const auto& kv) { return kv.first == k; });
+}
+
+void add_env(Builder& b, const PlanInputs& in) {
+  if (!b.o.keep_env) b.add({"--clearenv"});
+  for (const auto& [k, v] : in.env) b.add({"--setenv", k, v});
+  // Opt-in variables, after --clearenv so they actually arrive, and only when their mounts
+  // were validated above.
+  auto opt_in = [&](const std::string& k) {
+    std::string v = b.f.env_or(k);
+    if (!v.empty() && !has_key(in.env, k)) b.add({"--setenv", k, v});
+  };
+  if (b.o.git) {
+    opt_in("GH_TOKEN");
+    opt_in("GITHUB_TOKEN");
+  }
+  if (b.o.ssh && b.f.at(b.f.env_or("SSH_AUTH_SOCK")).kind == Kind::Socket) opt_in("SSH_AUTH_SOCK");
+  if (b.o.keyring) opt_in("DBUS_SESSION_BUS_ADDRESS");
+  for (const auto& k : in.unset_env) b.add({"--unsetenv", k});
+}
+
+}  // namespace
+
+LaunchPlan plan(const cli::Options& opts, const HostFacts& facts, const PlanInputs& in) {
+  Builder b{opts, facts, {}, {}, {}};
+  b.p.argv.push_back(facts.bwrap.empty() ? "bwrap" : facts.bwrap);
+  add_namespaces(b);
+  add_system(b);
+  add_tmp_and_run(b);
+  add_resolv(b);
+  add_home(b);
+  add_tools(b);
+  add_config(b);
+  add_opt_ins(b);
+  add_mounts(b);
+  add_grants(b, in.grants);
+  if (opts.tmp) {
+    b.add({"--chdir", "/tmp"});
+  } else {
+    detail::add_workspace(b);
+  }
+  add_env(b, in);
+  b.add({"--"});
+  b.p.argv.insert(b.p.argv.end(), in.command.begin(), in.command.end());
+
+  if (!b.host_writable.empty()) {
+    std::string w = facts.overlay_probe_failed
+                        ? "could not ask " + facts.bwrap + " whether it supports overlays; assuming not."
+                        : "bwrap lacks --tmp-overlay (needs bubblewrap 0.9 or newer).";
+    w += " These stay writable on the host:";
+    for (const auto& p : b.host_writable) w += "\n  " + p;
+    b.p.warnings.push_back(w);
+  }
+  return std::move(b.p);
+}
+
+}  // namespace blaude::sandbox

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""A scriptable user's terminal for integration tests: runs a command on a fresh pty pair and
+plays the terminal side (raw, so bytes arrive exactly as written).
+
+  ptyterm.py capture OUT -- CMD...      read everything into OUT; print the exit code
+  ptyterm.py stall SECS -- CMD...       stop reading the output for SECS (sampling the RSS of
+                                        the direct child), then read the rest; prints JSON
+  ptyterm.py flood-input MIB -- CMD...  write MIB of input to a child that never reads it,
+                                        sampling the child's RSS; prints JSON
+"""
+import json
+import os
+import pty
+import select
+import signal
+import sys
+import time
+import tty
+
+
+def spawn(cmd):
+    pid, fd = pty.fork()
+    if pid == 0:
+        try:
+            os.execvp(cmd[0], cmd)
+        finally:
+            os._exit(127)
+    tty.setraw(fd)  # no post-processing on the terminal side
+    return pid, fd
+
+
+def rss_kib(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return -1
+
+
+def read_all(fd, sink, deadline=None):
+    while True:
+        if deadline and time.time() > deadline:
+            return False
+        r, _, _ = select.select([fd], [], [], 1.0)
+        if not r:
+            continue
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            return True
+        if not data:
+            return True
+        sink(data)
+
+
+def status_code(st):
+    return os.waitstatus_to_exitcode(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st)
+
+
+def capture(out, cmd):
+    pid, fd = spawn(cmd)
+    with open(out, "wb") as f:
+        read_all(fd, f.write, time.time() + 240)
+    _, st = os.waitpid(pid, 0)
+    print(status_code(st))
+
+
+def stall(secs, cmd):
+    pid, fd = spawn(cmd)
+    samples = []
+    t0 = time.time()
+    while time.time() - t0 < secs:
+        time.sleep(0.25)
+        samples.append(rss_kib(pid))
+    got = bytearray()
+
+    def sink(d):
+        got.extend(d[-64:])
+        if len(got) > 4096:
+            del got[:-4096]
+        sink.total += len(d)
+        if sink.total > (8 << 20):
+            raise StopIteration
+    sink.total = 0
+    try:
+        read_all(fd, sink, time.time() + 30)
+    except StopIteration:
+        pass
+    os.kill(pid, signal.SIGTERM)
+    read_all(fd, lambda d: None, time.time() + 10)
+    _, st = os.waitpid(pid, 0)
+    print(json.dumps({"rss_kib": samples, "read_after": sink.total, "code": status_code(st)}))
+
+
+def flood_input(mib, cmd):
+    pid, fd = spawn(cmd)
+    os.set_blocking(fd, False)
+    chunk = b"x" * 4096
+    sent = 0
+    samples = []
+    t0 = time.time()
+    last = t0
+    while sent < mib << 20 and time.time() - t0 < 6:
+        try:
+            sent += os.write(fd, chunk)
+        except BlockingIOError:
+            time.sleep(0.01)
+        try:
+            os.read(fd, 65536)
+        except (BlockingIOError, OSError):
+            pass
+        if time.time() - last > 0.25:
+            samples.append(rss_kib(pid))
+            last = time.time()
+    samples.append(rss_kib(pid))
+    os.kill(pid, signal.SIGTERM)
+    os.set_blocking(fd, True)
+    read_all(fd, lambda d: None, time.time() + 10)
+    _, st = os.waitpid(pid, 0)
+    print(json.dumps({"rss_kib": samples, "sent": sent, "code": status_code(st)}))
+
+
+def main():
+    args = sys.argv[1:]
+    sep = args.index("--")
+    mode, opts, cmd = args[0], args[1:sep], args[sep + 1:]
+    if mode == "capture":
+        capture(opts[0], cmd)
+    elif mode == "stall":
+        stall(float(opts[0]), cmd)
+    elif mode == "flood-input":
+        flood_input(int(opts[0]), cmd)
+    else:
+        sys.exit(f"unknown mode {mode}")
+
+
+if __name__ == "__main__":
+    main()

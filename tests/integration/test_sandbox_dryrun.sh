@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# --dry-run prints the exact bwrap command (shell-quoted, runnable) and changes nothing on the
+# host; a real run is the control that does create blaude's state (feature cache, ~/.claude).
+. "$(dirname "$0")/lib.sh"
+
+command -v bwrap >/dev/null || skip "bwrap is not installed"
+DRV="${BLAUDE_BUILD:?}/tests/sandbox_driver"
+[ -x "$DRV" ] || skip "sandbox_driver not built"
+as_nobody bwrap --unshare-user --ro-bind / / true 2>/dev/null || skip "bwrap cannot create a user namespace as uid 65534"
+
+H="$T_DIR/home"
+WS="$T_DIR/my proj's dir"   # quoting matters
+mkdir -p "$H" "$WS/.git/hooks"
+echo "[core]" >"$WS/.git/config"
+chown -R 65534:65534 "$H" "$WS"
+drv() { (cd "$WS" && env -i HOME="$H" PATH=/usr/bin:/bin setpriv --reuid=65534 --regid=65534 --clear-groups "$DRV" "$@" </dev/null); }
+
+before=$(find "$H" "$WS" -printf '%p %s %T@\n' | sort)
+out=$(drv --dry-run --exec printf '%s|' "it's" 'a b' 2>"$T_DIR/err")
+after=$(find "$H" "$WS" -printf '%p %s %T@\n' | sort)
+check_eq "--dry-run changes nothing in HOME or the workspace" "$before" "$after"
+check "--dry-run prints the bwrap command" grep -q '^/usr/bin/bwrap \\$' <<<"$out"
+check "one option group per line" grep -q "^  --ro-bind /usr /usr \\\\$" <<<"$out"
+check "the protected config is in the plan" grep -q "^  --ro-bind .*s dir/.git/config' /workspaces/my_proj_s_dir/.git/config \\\\$" <<<"$out"
+check "the command comes last" grep -q "^  -- printf '%s|' 'it'\\\\''s' 'a b'$" <<<"$out"
+
+# The printed command runs as printed (and its quoting survives a shell).
+ran=$(cd "$WS" && env -i HOME="$H" PATH=/usr/bin:/bin setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "$out" 2>&1 </dev/null)
+check_eq "the printed command runs in a shell" "it's|a b|" "$ran"
+
+# Control: a real run does leave state (so the no-change check above could fail).
+rm -rf "$H/.claude"
+drv --exec true
+check "control: a real run caches bwrap's features" test -f "$H/.cache/blaude/bwrap-features-65534"
+check "control: a real run creates ~/.claude" test -d "$H/.claude"
+check_eq "the cache dir is private" "700" "$(stat -c %a "$H/.cache/blaude")"
+
+# --debug prints the same command to stderr before starting.
+drv --debug --exec true 2>"$T_DIR/dbg" >/dev/null
+check "--debug prints the command to stderr" grep -q "^  --cap-drop ALL \\\\$" "$T_DIR/dbg"
+
+# Bad input: a clear error and nothing started.
+err=$(drv -m "$T_DIR/nope" --exec true 2>&1) && rc=0 || rc=$?
+check_eq "missing -m path: exit 1" 1 "$rc"
+check "missing -m path: says so" grep -q "blaude: mount path does not exist" <<<"$err"
+err=$(drv -m "$H" --exec true 2>&1) && rc=0 || rc=$?
+check "-m \$HOME is refused" grep -q "refusing to mount your home directory" <<<"$err"
+err=$(drv -m / --exec true 2>&1) && rc=0 || rc=$?
+check "-m / (a parent of \$HOME) is refused" grep -q "refusing to mount your home directory" <<<"$err"
+ln -s "$T_DIR/gone" "$T_DIR/broken"
+err=$(drv -m "$T_DIR/broken" --exec true 2>&1) && rc=0 || rc=$?
+check "-m of a broken link is refused" grep -q "broken symlink" <<<"$err"
+
+finish

@@ -1,0 +1,85 @@
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "catch.hpp"
+#include "pty/byte_queue.hpp"
+#include "pty/spawn.hpp"
+
+using namespace blaude::pty;
+
+TEST_CASE("exit codes follow the shell convention") {
+  CHECK(exit_code_from_status(0) == 0);
+  CHECK(exit_code_from_status(3 << 8) == 3);
+  CHECK(exit_code_from_status(255 << 8) == 255);
+  CHECK(exit_code_from_status(SIGTERM) == 128 + SIGTERM);
+  CHECK(exit_code_from_status(SIGKILL) == 137);
+  CHECK(exit_code_from_status(SIGSEGV | 0x80) == 128 + SIGSEGV);  // core dumped
+}
+
+TEST_CASE("commands resolve on PATH like a shell does") {
+  char tmpl[] = "/tmp/blaude-resolve-XXXXXX";
+  std::string dir = mkdtemp(tmpl);
+  std::string exe = dir + "/tool", noexec = dir + "/data";
+  std::ofstream(exe) << "#!/bin/sh\n";
+  std::ofstream(noexec) << "x";
+  chmod(exe.c_str(), 0755);
+  chmod(noexec.c_str(), 0644);
+
+  SECTION("found on PATH, first match wins") {
+    auto r = resolve_command("tool", "/nonexistent:" + dir + ":/usr/bin");
+    CHECK(r.exit_code == 0);
+    CHECK(r.path == exe);
+  }
+  SECTION("missing → 127 with the shell's wording") {
+    auto r = resolve_command("no-such-tool-xyz", dir);
+    CHECK(r.exit_code == 127);
+    CHECK(r.message == "no-such-tool-xyz: command not found");
+  }
+  SECTION("present but not executable → 126") {
+    auto r = resolve_command("data", dir);
+    CHECK(r.exit_code == 126);
+  }
+  SECTION("paths with a slash are not looked up") {
+    CHECK(resolve_command(exe, "").exit_code == 0);
+    CHECK(resolve_command(noexec, "").exit_code == 126);
+    CHECK(resolve_command(dir, "").exit_code == 126);  // a directory
+    CHECK(resolve_command(dir + "/missing", "").exit_code == 127);
+  }
+  SECTION("empty name") { CHECK(resolve_command("", "/usr/bin").exit_code == 127); }
+  unlink(exe.c_str());
+  unlink(noexec.c_str());
+  rmdir(dir.c_str());
+}
+
+TEST_CASE("ByteQueue keeps order and never grows") {
+  ByteQueue q(16);
+  CHECK(q.append("0123456789") == 10);
+  q.consume(4);
+  CHECK(std::string(q.data(), q.size()) == "456789");
+  CHECK(q.append("abcdefghijklmnop") == 10);  // only the free space is taken
+  CHECK(q.size() == 16);
+  CHECK(std::string(q.data(), q.size()) == "456789abcdefghij");
+  q.consume(16);
+  CHECK(q.empty());
+  size_t len;
+  q.tail_space(len);
+  CHECK(len == 16);  // fully reset once empty
+}
+
+TEST_CASE("ByteQueue compacts so the tail regains room") {
+  ByteQueue q(8);
+  q.append("abcdefg");
+  q.consume(6);
+  size_t len;
+  char* p = q.tail_space(len);
+  CHECK(len == 7);
+  CHECK(std::string(q.data(), q.size()) == "g");
+  p[0] = 'h';
+  q.commit(1);
+  CHECK(std::string(q.data(), q.size()) == "gh");
+}

@@ -1,0 +1,410 @@
+// Golden argv checks for the bwrap planner over synthetic hosts.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "sandbox/bwrap_format.hpp"
+#include "sandbox/plan.hpp"
+
+using namespace blaude;
+using namespace blaude::sandbox;
+using Argv = std::vector<std::string>;
+
+namespace {
+
+void put(HostFacts& f, const std::string& p, Kind k) { f.paths[p] = PathFact{k, k, p, ""}; }
+void put_link(HostFacts& f, const std::string& p, const std::string& link, const std::string& real, Kind k) {
+  f.paths[p] = PathFact{Kind::Symlink, k, real, link};
+}
+
+// A typical merged-/usr host: uid 1000, HOME /home/u, workspace /home/u/proj, bwrap 0.9+.
+HostFacts host() {
+  HostFacts f;
+  f.uid = 1000;
+  f.gid = 1000;
+  f.user = "u";
+  f.home = f.home_real = "/home/u";
+  f.cwd = "/home/u/proj";
+  f.bwrap = "/usr/bin/bwrap";
+  f.overlay = true;
+  f.nvm_dir = "/home/u/.nvm";
+  for (auto [d, t] : {std::pair{"/bin", "usr/bin"}, {"/sbin", "usr/sbin"}, {"/lib", "usr/lib"}, {"/lib64", "usr/lib64"}})
+    put_link(f, d, t, std::string("/") + t, Kind::Dir);
+  put(f, "/tmp", Kind::Dir);
+  put(f, "/home/u/.claude", Kind::Dir);
+  return f;
+}
+
+cli::Options opts() { return cli::Options{}; }
+
+PlanInputs inputs() {
+  PlanInputs in;
+  in.env = {{"HOME", "/home/u"}, {"PATH", "/usr/bin"}};
+  in.command = {"claude", "--dangerously-skip-permissions"};
+  return in;
+}
+
+// Index of the first occurrence of `seq` as a contiguous run in argv, or -1.
+long find(const Argv& argv, const Argv& seq) {
+  auto it = std::search(argv.begin(), argv.end(), seq.begin(), seq.end());
+  return it == argv.end() ? -1 : long(it - argv.begin());
+}
+bool has(const Argv& argv, const Argv& seq) { return find(argv, seq) >= 0; }
+
+void add_git(HostFacts& f, const std::string& rel, Kind hooks, Kind config = Kind::File) {
+  GitDir g;
+  g.rel = rel;
+  g.config = PathFact{config, config, config == Kind::Missing ? "" : f.cwd + "/" + rel + "/config", ""};
+  g.hooks = PathFact{hooks, hooks, hooks == Kind::Missing ? "" : f.cwd + "/" + rel + "/hooks", ""};
+  f.ws.gitdirs.push_back(g);
+  f.ws.hits.emplace_back(rel, PathFact{Kind::Dir, Kind::Dir, f.cwd + "/" + rel, ""});
+}
+
+}  // namespace
+
+TEST_CASE("namespaces, privileges and the command", "[sandbox]") {
+  auto p = plan(opts(), host(), inputs());
+  const auto& a = p.argv;
+  CHECK(a.front() == "/usr/bin/bwrap");
+  CHECK(has(a, {"--unshare-user", "--uid", "1000", "--gid", "1000"}));
+  CHECK(has(a, {"--unshare-pid"}));
+  CHECK(has(a, {"--unshare-ipc"}));
+  CHECK(has(a, {"--hostname", "blaude"}));
+  CHECK(has(a, {"--unshare-cgroup-try"}));
+  CHECK(has(a, {"--cap-drop", "ALL"}));
+  CHECK(has(a, {"--die-with-parent"}));
+  CHECK_FALSE(has(a, {"--new-session"}));  // the pty keeps TIOCSTI away from the user's shell
+  CHECK_FALSE(has(a, {"--unshare-net"}));
+  CHECK(find(a, {"--", "claude", "--dangerously-skip-permissions"}) == long(a.size()) - 3);
+
+  auto f = host();
+  f.stdio_tty = false;
+  CHECK(has(plan(opts(), f, inputs()).argv, {"--new-session"}));
+  f.uid = 0;
+  f.gid = 0;
+  CHECK(has(plan(opts(), f, inputs()).argv, {"--uid", "1000", "--gid", "1000"}));
+  auto o = opts();
+  o.no_network = true;
+  CHECK(has(plan(o, host(), inputs()).argv, {"--unshare-net"}));
+}
+
+TEST_CASE("system dirs: merged /usr gets symlinks, split /usr gets binds", "[sandbox]") {
+  auto a = plan(opts(), host(), inputs()).argv;
+  CHECK(has(a, {"--ro-bind", "/usr", "/usr"}));
+  CHECK(has(a, {"--symlink", "usr/bin", "/bin"}));
+  CHECK(has(a, {"--symlink", "usr/lib64", "/lib64"}));
+  CHECK_FALSE(has(a, {"--ro-bind", "/bin", "/bin"}));
+  CHECK(has(a, {"--ro-bind", "/etc", "/etc"}));
+  CHECK(has(a, {"--dev", "/dev", "--proc", "/proc"}));
+
+  auto f = host();
+  put(f, "/bin", Kind::Dir);
+  put(f, "/lib", Kind::Dir);
+  f.paths.erase("/lib64");
+  a = plan(opts(), f, inputs()).argv;
+  CHECK(has(a, {"--ro-bind", "/bin", "/bin"}));
+  CHECK(has(a, {"--ro-bind", "/lib", "/lib"}));
+  CHECK_FALSE(has(a, {"/lib64"}));
+}
+
+TEST_CASE("/tmp: shared with socket shadows, or a private tmpfs", "[sandbox]") {
+  auto f = host();
+  f.tmp_socket_dirs = {"/tmp/.X11-unix", "/tmp/tmux-1000"};
+  auto a = plan(opts(), f, inputs()).argv;
+  CHECK(has(a, {"--bind", "/tmp", "/tmp", "--tmpfs", "/tmp/.X11-unix", "--tmpfs", "/tmp/tmux-1000"}));
+  CHECK(has(a, {"--tmpfs", "/var", "--tmpfs", "/run", "--tmpfs", "/run/user/1000"}));
+
+  auto o = opts();
+  o.clear_tmp = true;
+  a = plan(o, f, inputs()).argv;
+  CHECK(has(a, {"--tmpfs", "/tmp"}));
+  CHECK_FALSE(has(a, {"/tmp/.X11-unix"}));
+  CHECK_FALSE(has(a, {"--bind", "/tmp", "/tmp"}));
+
+  o = opts();
+  o.allow_protected_writes = true;
+  a = plan(o, f, inputs()).argv;
+  CHECK_FALSE(has(a, {"/tmp/tmux-1000"}));
+}
+
+TEST_CASE("resolv.conf links resolve inside the sandbox", "[sandbox]") {
+  const Argv expect = {"--dir", "/run/systemd/resolve", "--ro-bind-data", "@fd:resolv",
+                       "/run/systemd/resolve/stub-resolv.conf"};
+  for (std::string link : {"/run/systemd/resolve/stub-resolv.conf", "../run/systemd/resolve/stub-resolv.conf"}) {
+    auto f = host();
+    put_link(f, "/etc/resolv.conf", link, "/run/systemd/resolve/stub-resolv.conf", Kind::File);
+    f.resolv_content = "nameserver 127.0.0.53\n";
+    auto p = plan(opts(), f, inputs());
+    INFO(link);
+    CHECK(find(p.argv, expect) > find(p.argv, {"--tmpfs", "/run"}));
+    REQUIRE(p.data_fds.size() == 1);
+    CHECK(p.data_fds[0].token == "@fd:resolv");
+    CHECK(p.data_fds[0].content == "nameserver 127.0.0.53\n");
+  }
+  auto f = host();
+  put_link(f, "/etc/resolv.conf", "/run/nowhere", "", Kind::Missing);
+  auto p = plan(opts(), f, inputs());
+  CHECK_FALSE(has(p.argv, {"--ro-bind-data"}));
+  CHECK(p.warnings.size() == 1);
+  // A target the sandbox sees anyway (/etc is bound) needs nothing.
+  f = host();
+  put_link(f, "/etc/resolv.conf", "resolvconf/resolv.conf", "/etc/resolvconf/resolv.conf", Kind::File);
+  f.resolv_content = "x";
+  CHECK_FALSE(has(plan(opts(), f, inputs()).argv, {"--ro-bind-data"}));
+}
+
+TEST_CASE("$HOME: tmpfs scaffold, claude config writable, overlays or fallbacks", "[sandbox]") {
+  auto f = host();
+  put(f, "/home/u/.config", Kind::Dir);
+  put(f, "/home/u/.claude.json", Kind::File);
+  put(f, "/home/u/.local/bin", Kind::Dir);
+  put(f, "/home/u/.cargo/bin", Kind::Dir);
+  put(f, "/home/u/.npm", Kind::Dir);
+  auto a = plan(opts(), f, inputs()).argv;
+  CHECK(has(a, {"--tmpfs", "/home/u", "--dir", "/home/u/.local"}));
+  CHECK(has(a, {"--overlay-src", "/home/u/.config", "--tmp-overlay", "/home/u/.config", "--tmpfs",
+                "/home/u/.config/git", "--remount-ro", "/home/u/.config/git"}));
+  CHECK(find(a, {"--bind", "/home/u/.claude", "/home/u/.claude"}) > find(a, {"--tmp-overlay", "/home/u/.config"}));
+  CHECK(has(a, {"--bind", "/home/u/.claude.json", "/home/u/.claude.json"}));
+  CHECK(has(a, {"--ro-bind", "/home/u/.local/bin", "/opt/host-bin"}));
+  CHECK(has(a, {"--ro-bind", "/home/u/.cargo/bin", "/opt/host-cargo-bin"}));
+  CHECK(has(a, {"--overlay-src", "/home/u/.npm", "--tmp-overlay", "/home/u/.npm"}));
+  CHECK(find(a, {"--dir", "/opt"}) < find(a, {"--ro-bind", "/home/u/.local/bin", "/opt/host-bin"}));
+
+  // bwrap 0.8: no overlays. Config and caches stay host-writable (said once), git config is ro.
+  f.overlay = false;
+  put(f, "/home/u/.config/git", Kind::Dir);
+  auto p = plan(opts(), f, inputs());
+  CHECK_FALSE(has(p.argv, {"--overlay-src"}));
+  CHECK(has(p.argv, {"--bind", "/home/u/.config", "/home/u/.config", "--ro-bind", "/home/u/.config/git",
+                     "/home/u/.config/git"}));
+  REQUIRE(p.warnings.size() == 1);
+  CHECK(p.warnings[0].find("0.9") != std::string::npos);
+  CHECK(p.warnings[0].find("\n  /home/u/.npm") != std::string::npos);
+  CHECK(p.warnings[0].find("\n  /home/u/.config") != std::string::npos);
+}
+
+TEST_CASE("protected paths in a git workspace", "[sandbox]") {
+  auto f = host();
+  add_git(f, ".git", Kind::Dir);
+  f.ws.hits.emplace_back(".bashrc", PathFact{Kind::File, Kind::File, "/home/u/proj/.bashrc", ""});
+  f.ws.hits.emplace_back(".vscode", PathFact{Kind::Dir, Kind::Dir, "/home/u/proj/.vscode", ""});
+  auto a = plan(opts(), f, inputs()).argv;
+  const std::string W = "/workspaces/proj", S = "/home/u/proj";
+  long ws = find(a, {"--bind", S, W});
+  REQUIRE(ws > 0);
+  CHECK(find(a, {"--bind", S + "/.git", W + "/.git"}) > ws);  // pinned: cannot be renamed away
+  CHECK(has(a, {"--ro-bind", S + "/.bashrc", W + "/.bashrc"}));
+  CHECK(has(a, {"--ro-bind", S + "/.git/config", W + "/.git/config"}));
+  CHECK(has(a, {"--overlay-src", S + "/.git/hooks", "--tmp-overlay", W + "/.git/hooks"}));
+  CHECK(has(a, {"--overlay-src", S + "/.vscode", "--tmp-overlay", W + "/.vscode"}));
+  CHECK(find(a, {"--chdir", W}) > find(a, {"--tmp-overlay", W + "/.vscode"}));
+  // The pin comes before what it contains.
+  CHECK(find(a, {"--bind", S + "/.git", W + "/.git"}) < find(a, {"--ro-bind", S + "/.git/config", W + "/.git/config"}));
+
+  f.overlay = false;
+  a = plan(opts(), f, inputs()).argv;
+  CHECK(has(a, {"--ro-bind", S + "/.git/hooks", W + "/.git/hooks"}));
+  CHECK(has(a, {"--ro-bind", S + "/.vscode", W + "/.vscode"}));
+
+  auto o = opts();
+  o.allow_protected_writes = true;
+  a = plan(o, f, inputs()).argv;
+  CHECK_FALSE(has(a, {"--ro-bind", S + "/.git/config", W + "/.git/config"}));
+}
+
+TEST_CASE("a missing .git/hooks is read-only and empty, .git itself stays writable", "[sandbox]") {
+  auto f = host();
+  add_git(f, ".git", Kind::Missing);
+  auto p = plan(opts(), f, inputs());
+  CHECK(has(p.argv, {"--tmpfs", "/workspaces/proj/.git/hooks", "--remount-ro", "/workspaces/proj/.git/hooks"}));
+  CHECK_FALSE(has(p.argv, {"--tmp-overlay", "/workspaces/proj/.git"}));
+  CHECK_FALSE(has(p.argv, {"--ro-bind", "/home/u/proj/.git", "/workspaces/proj/.git"}));
+  CHECK(p.notes.size() == 1);
+}
+
+TEST_CASE("symlinked protected names are never bound", "[sandbox]") {
+  auto f = host();
+  // .bashrc → ~/.ssh/id_rsa (outside): warn, bind nothing. .zshrc → a workspace file: protect that.
+  f.ws.hits.emplace_back(".bashrc", PathFact{Kind::Symlink, Kind::File, "/home/u/.ssh/id_rsa", "/home/u/.ssh/id_rsa"});
+  f.ws.hits.emplace_back(".zshrc", PathFact{Kind::Symlink, Kind::File, "/home/u/proj/dot/zshrc", "dot/zshrc"});
+  f.ws.hits.emplace_back(".vscode", PathFact{Kind::Symlink, Kind::Dir, "/etc", "/etc"});
+  auto p = plan(opts(), f, inputs());
+  CHECK_FALSE(has(p.argv, {"/home/u/.ssh/id_rsa"}));
+  CHECK_FALSE(has(p.argv, {"/home/u/proj/.bashrc"}));
+  CHECK_FALSE(has(p.argv, {"/home/u/proj/.vscode"}));
+  CHECK(has(p.argv, {"--bind", "/home/u/proj/dot", "/workspaces/proj/dot"}));
+  CHECK(has(p.argv, {"--ro-bind", "/home/u/proj/dot/zshrc", "/workspaces/proj/dot/zshrc"}));
+  CHECK(p.warnings.size() == 3);
+}
+
+TEST_CASE("nested repos, submodules and core.hooksPath", "[sandbox]") {
+  auto f = host();
+  add_git(f, ".git", Kind::Dir);
+  f.ws.gitdirs[0].hooks_path = ".husky";
+  f.ws.gitdirs[0].hooks_path_fact = PathFact{Kind::Dir, Kind::Dir, "/home/u/proj/.husky", ""};
+  add_git(f, "packages/app/.git", Kind::Dir);
+  add_git(f, ".git/modules/lib", Kind::Missing);
+  auto a = plan(opts(), f, inputs()).argv;
+  const std::string W = "/workspaces/proj", S = "/home/u/proj";
+  CHECK(has(a, {"--overlay-src", S + "/.husky", "--tmp-overlay", W + "/.husky"}));
+  for (std::string pin : {"packages", "packages/app", "packages/app/.git", ".git/modules", ".git/modules/lib"})
+    CHECK(has(a, {"--bind", S + "/" + pin, W + "/" + pin}));
+  CHECK(has(a, {"--overlay-src", S + "/packages/app/.git/hooks", "--tmp-overlay", W + "/packages/app/.git/hooks"}));
+  CHECK(has(a, {"--ro-bind", S + "/.git/modules/lib/config", W + "/.git/modules/lib/config"}));
+  CHECK(has(a, {"--tmpfs", W + "/.git/modules/lib/hooks", "--remount-ro", W + "/.git/modules/lib/hooks"}));
+
+  // A missing hooksPath dir is guarded at its shallowest missing component.
+  f.ws.gitdirs[0].hooks_path = "tools";
+  f.ws.gitdirs[0].hooks_path_fact = PathFact{};
+  a = plan(opts(), f, inputs()).argv;
+  CHECK(has(a, {"--tmpfs", W + "/tools", "--remount-ro", W + "/tools"}));
+}
+
+TEST_CASE("nothing is pinned inside a guarded dir", "[sandbox]") {
+  auto f = host();
+  f.ws.hits.emplace_back(".vscode", PathFact{Kind::Dir, Kind::Dir, "/home/u/proj/.vscode", ""});
+  f.ws.hits.emplace_back(".vscode/sub/.bashrc", PathFact{Kind::File, Kind::File, "", ""});
+  auto a = plan(opts(), f, inputs()).argv;
+  CHECK_FALSE(has(a, {"--bind", "/home/u/proj/.vscode/sub", "/workspaces/proj/.vscode/sub"}));
+}
+
+TEST_CASE("the workspace is protected at every writable alias", "[sandbox]") {
+  auto f = host();
+  f.cwd = "/tmp/work/proj";
+  add_git(f, ".git", Kind::Dir);
+  auto a = plan(opts(), f, inputs()).argv;
+  CHECK(has(a, {"--ro-bind", "/tmp/work/proj/.git/config", "/workspaces/proj/.git/config"}));
+  CHECK(has(a, {"--ro-bind", "/tmp/work/proj/.git/config", "/tmp/work/proj/.git/config"}));
+  auto o = opts();
+  o.clear_tmp = true;  // no host /tmp in the sandbox: one alias
+  CHECK_FALSE(has(plan(o, f, inputs()).argv, {"--ro-bind", "/tmp/work/proj/.git/config", "/tmp/work/proj/.git/config"}));
+
+  // Through a -m DIR:rw and through a policy grant.
+  f = host();
+  f.cwd = "/srv/code/proj";
+  add_git(f, ".git", Kind::Dir);
+  put(f, "/srv/code", Kind::Dir);
+  f.mount_paths = {"/srv/code"};
+  f.mounts = {f.at("/srv/code")};
+  o = opts();
+  o.mounts = {{"/srv/code", true}};
+  CHECK(has(plan(o, f, inputs()).argv, {"--ro-bind", "/srv/code/proj/.git/config", "/srv/code/proj/.git/config"}));
+  f.mounts.clear();
+  f.mount_paths.clear();
+  auto in = inputs();
+  in.grants = {Grant{Access::Write, "/srv", "test"}};
+  put(f, "/srv", Kind::Dir);
+  a = plan(opts(), f, in).argv;
+  CHECK(find(a, {"--bind", "/srv", "/srv"}) < find(a, {"--bind", "/srv/code/proj", "/workspaces/proj"}));
+  CHECK(has(a, {"--ro-bind", "/srv/code/proj/.git/config", "/srv/code/proj/.git/config"}));
+}
+
+TEST_CASE("$HOME and its parents are refused as workspace and as mounts", "[sandbox]") {
+  for (std::string cwd : {"/home/u", "/home", "/"}) {
+    auto f = host();
+    f.cwd = cwd;
+    INFO(cwd);
+    CHECK_THROWS_AS(plan(opts(), f, inputs()), PlanError);
+    auto o = opts();
+    o.allow_protected_writes = true;
+    CHECK_NOTHROW(plan(o, f, inputs()));
+    o = opts();
+    o.tmp = true;
+    CHECK(has(plan(o, f, inputs()).argv, {"--chdir", "/tmp"}));
+  }
+  // A symlinked HOME: the canonical path counts.
+  auto f = host();
+  f.home = "/home/u";
+  f.home_real = "/data/u";
+  f.cwd = "/data/u";
+  CHECK_THROWS_AS(plan(opts(), f, inputs()), PlanError);
+}
+
+TEST_CASE("-m: missing, broken, home, symlinked, rw", "[sandbox]") {
+  auto run = [](PathFact pf, bool rw = false, bool apw = false) {
+    auto f = host();
+    f.mount_paths = {"/data/x"};
+    f.mounts = {pf};
+    if (!pf.real.empty()) f.paths[pf.real] = PathFact{pf.kind, pf.kind, pf.real, ""};
+    auto o = opts();
+    o.mounts = {{"/data/x", rw}};
+    o.allow_protected_writes = apw;
+    return plan(o, f, inputs());
+  };
+  auto error = [&](PathFact pf) -> std::string {
+    try {
+      run(pf);
+    } catch (const PlanError& e) {
+      CHECK_FALSE(e.hint.empty());
+      return e.what();
+    }
+    return "(no error)";
+  };
+  CHECK(error(PathFact{}).find("does not exist") != std::string::npos);
+  CHECK(error(PathFact{Kind::Symlink, Kind::Missing, "", "/gone"}).find("broken symlink") != std::string::npos);
+  CHECK(error(PathFact{Kind::Dir, Kind::Dir, "/home/u", ""}).find("home") != std::string::npos);
+  CHECK(error(PathFact{Kind::Dir, Kind::Dir, "/home", ""}).find("home") != std::string::npos);
+  CHECK(error(PathFact{Kind::Dir, Kind::Dir, "/", ""}).find("home") != std::string::npos);
+  CHECK_NOTHROW(run(PathFact{Kind::Dir, Kind::Dir, "/home", ""}, false, true));
+  CHECK(has(run(PathFact{Kind::Dir, Kind::Dir, "/data/x", ""}).argv, {"--ro-bind", "/data/x", "/data/x"}));
+  CHECK(has(run(PathFact{Kind::Dir, Kind::Dir, "/data/x", ""}, true).argv, {"--bind", "/data/x", "/data/x"}));
+  auto p = run(PathFact{Kind::Symlink, Kind::Dir, "/data/real", "real"});
+  CHECK(has(p.argv, {"--ro-bind", "/data/real", "/data/real"}));
+  CHECK(p.notes.size() == 1);
+}
+
+TEST_CASE("environment: cleared, then set; --git tokens arrive after --clearenv", "[sandbox]") {
+  auto f = host();
+  f.env = {{"GH_TOKEN", "ghp_x"}, {"SSH_AUTH_SOCK", "/run/user/1000/ssh-agent.socket"}};
+  put(f, "/run/user/1000/ssh-agent.socket", Kind::Socket);
+  auto a = plan(opts(), f, inputs()).argv;
+  long clear = find(a, {"--clearenv"});
+  CHECK(clear > find(a, {"--chdir", "/workspaces/proj"}));
+  CHECK(find(a, {"--setenv", "HOME", "/home/u"}) > clear);
+  CHECK_FALSE(has(a, {"ghp_x"}));
+  CHECK_FALSE(has(a, {"SSH_AUTH_SOCK"}));
+
+  auto o = opts();
+  o.git = true;
+  o.ssh = true;
+  a = plan(o, f, inputs()).argv;
+  CHECK(find(a, {"--setenv", "GH_TOKEN", "ghp_x"}) > find(a, {"--clearenv"}));
+  // The agent socket itself, never its parent (all of /run/user/1000).
+  CHECK(has(a, {"--bind", "/run/user/1000/ssh-agent.socket", "/run/user/1000/ssh-agent.socket"}));
+  CHECK_FALSE(has(a, {"--bind", "/run/user/1000", "/run/user/1000"}));
+  CHECK(has(a, {"--setenv", "SSH_AUTH_SOCK", "/run/user/1000/ssh-agent.socket"}));
+
+  o = opts();
+  o.keep_env = true;
+  auto in = inputs();
+  in.unset_env = {"CLAUDE_PID"};
+  a = plan(o, f, in).argv;
+  CHECK_FALSE(has(a, {"--clearenv"}));
+  CHECK(has(a, {"--setenv", "PATH", "/usr/bin"}));
+  CHECK(has(a, {"--unsetenv", "CLAUDE_PID"}));
+}
+
+TEST_CASE("sandbox PATH", "[sandbox]") {
+  auto f = host();
+  CHECK(sandbox_path(f) ==
+        "/home/u/.local/bin:/home/u/go/bin:/home/u/.cargo/bin:/home/u/.bun/bin:/opt/host-bin:"
+        "/opt/host-cargo-bin:/opt/host-go-bin:/usr/local/bin:/usr/bin:/bin:/sbin:/usr/sbin");
+  f.nvm_node_bin = "/home/u/.nvm/versions/node/v20.1.0/bin";
+  CHECK(sandbox_path(f).find(":/home/u/.nvm/versions/node/v20.1.0/bin:") != std::string::npos);
+  f.nvm_node_bin = "/elsewhere/node/bin";  // not mounted: not on PATH
+  CHECK(sandbox_path(f).find("/elsewhere") == std::string::npos);
+}
+
+TEST_CASE("--dry-run formatting is shell-quoted, one group per line", "[sandbox]") {
+  CHECK(shell_quote("plain/path-1.2") == "plain/path-1.2");
+  CHECK(shell_quote("it's") == "'it'\\''s'");
+  CHECK(shell_quote("") == "''");
+  CHECK(shell_quote("a b$c") == "'a b$c'");
+  std::string s = format_command({"bwrap", "--unshare-pid", "--ro-bind", "/a b", "/a b", "--overlay-src", "/x",
+                                  "--tmp-overlay", "/y", "--setenv", "K", "v'q", "--", "sh", "-c", "echo hi"});
+  CHECK(s ==
+        "bwrap \\\n  --unshare-pid \\\n  --ro-bind '/a b' '/a b' \\\n  --overlay-src /x --tmp-overlay /y \\\n"
+        "  --setenv K 'v'\\''q' \\\n  -- sh -c 'echo hi'\n");
+}

@@ -1,0 +1,211 @@
+// The host side of the sandbox over real temp trees: the workspace walk, git dirs, the
+// bwrap feature cache, and the lexical path helpers.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "catch.hpp"
+#include "sandbox/bwrap_features.hpp"
+#include "sandbox/host_scan.hpp"
+#include "sandbox/plan_paths.hpp"
+
+using namespace blaude::sandbox;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path root, path;
+  explicit TempDir(const std::string& leaf = "") {
+    std::string tmpl = (fs::temp_directory_path() / "blaude-scan.XXXXXX").string();
+    root = path = fs::canonical(::mkdtemp(tmpl.data()));
+    if (!leaf.empty()) {
+      path /= leaf;
+      fs::create_directories(path);
+    }
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(root, ec);
+  }
+  void file(const std::string& rel, const std::string& text = "x") {
+    fs::create_directories((path / rel).parent_path());
+    std::ofstream(path / rel) << text;
+  }
+  void dir(const std::string& rel) { fs::create_directories(path / rel); }
+  void link(const std::string& rel, const std::string& target) {
+    fs::create_directories((path / rel).parent_path());
+    fs::create_symlink(target, path / rel);
+  }
+};
+
+bool hit(const WorkspaceScan& s, const std::string& rel) {
+  return std::any_of(s.hits.begin(), s.hits.end(), [&](const auto& h) { return h.first == rel; });
+}
+const GitDir* gitdir(const WorkspaceScan& s, const std::string& rel) {
+  for (const auto& g : s.gitdirs)
+    if (g.rel == rel) return &g;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("workspace walk: depth, noise dirs, git internals, links", "[sandbox][scan]") {
+  // The root is named "build": it is still scanned (the bash version skipped it entirely).
+  TempDir t("build");
+  t.file(".bashrc");
+  t.file("a/b/.zshrc");
+  t.file("a/b/c/.profile");                 // depth 4: beyond the protected-name scan
+  t.file("node_modules/pkg/.bashrc");       // noise at depth 1 is pruned too
+  t.dir("node_modules/pkg/.git/hooks");
+  t.file("src/vendor/x/.mcp.json");
+  t.dir(".git/hooks");
+  t.file(".git/config", "[core]\n\thooksPath = .husky\n");
+  t.dir(".git/objects/ab/.vscode");         // git internals are never walked
+  t.dir(".git/modules/libs/one/hooks");
+  t.file(".git/modules/libs/one/config");
+  t.dir(".husky");
+  t.dir("packages/app/.git/hooks");
+  t.file("packages/app/.git/config");
+  t.link("out", "/etc/passwd");
+  t.link("a/b/c/far", "/root/secret");      // depth 4 link: reported
+  t.link("a/b/c/d/deeper", "/root/x");      // depth 5: not
+  t.link(".vscode", "/home");
+
+  auto s = scan_workspace(t.path.string());
+  CHECK(hit(s, ".bashrc"));
+  CHECK(hit(s, "a/b/.zshrc"));
+  CHECK_FALSE(hit(s, "a/b/c/.profile"));
+  CHECK_FALSE(hit(s, "node_modules/pkg/.bashrc"));
+  CHECK_FALSE(hit(s, "src/vendor/x/.mcp.json"));
+  CHECK_FALSE(hit(s, ".git/objects/ab/.vscode"));
+  REQUIRE(hit(s, ".vscode"));
+  auto vs = std::find_if(s.hits.begin(), s.hits.end(), [](const auto& h) { return h.first == ".vscode"; });
+  CHECK(vs->second.lkind == Kind::Symlink);
+
+  const GitDir* top = gitdir(s, ".git");
+  REQUIRE(top);
+  CHECK(top->hooks.lkind == Kind::Dir);
+  CHECK(top->config.lkind == Kind::File);
+  CHECK(top->hooks_path == ".husky");
+  CHECK(top->hooks_path_fact.lkind == Kind::Dir);
+  CHECK(gitdir(s, ".git/modules/libs/one"));
+  CHECK(gitdir(s, "packages/app/.git"));
+  CHECK_FALSE(gitdir(s, "node_modules/pkg/.git"));
+
+  auto link = [&](const std::string& rel) {
+    auto it = std::find_if(s.links.begin(), s.links.end(), [&](const auto& l) { return l.rel == rel; });
+    return it == s.links.end() ? std::string("(none)") : it->target;
+  };
+  CHECK(link("out") == "/etc/passwd");
+  CHECK(link("a/b/c/far") == "/root/secret");
+  CHECK(link("a/b/c/d/deeper") == "(none)");
+}
+
+TEST_CASE("worktree and submodule .git files", "[sandbox][scan]") {
+  TempDir t("proj");
+  t.dir(".git/modules/sub/hooks");
+  t.file(".git/modules/sub/config");
+  t.file(".git/config");
+  t.dir(".git/hooks");
+  t.file("sub/.git", "gitdir: ../.git/modules/sub\n");
+  t.file("wt/.git", "gitdir: /somewhere/else/.git/worktrees/wt\n");
+  auto s = scan_workspace(t.path.string());
+  CHECK(gitdir(s, ".git/modules/sub"));
+  CHECK(s.gitdirs.size() == 2);  // .git and its submodule, once; the outside worktree not at all
+}
+
+TEST_CASE("a missing core.hooksPath is reported at its shallowest missing part", "[sandbox][scan]") {
+  TempDir t("proj");
+  t.dir(".git/hooks");
+  t.file(".git/config", "[core]\n\thooksPath = \"tools/git/hooks\"\n");
+  auto s = scan_workspace(t.path.string());
+  REQUIRE(gitdir(s, ".git"));
+  CHECK(gitdir(s, ".git")->hooks_path == "tools");
+  CHECK(gitdir(s, ".git")->hooks_path_fact.lkind == Kind::Missing);
+}
+
+TEST_CASE("core.hooksPath parsing", "[sandbox][scan]") {
+  CHECK(parse_hooks_path("[core]\n\thooksPath = .husky\n") == ".husky");
+  CHECK(parse_hooks_path("[Core]\nHOOKSPATH=x # comment\n") == "x");
+  CHECK(parse_hooks_path("[user]\nhooksPath = no\n") == "");
+  CHECK(parse_hooks_path("[core]\nhooksPath = a\nhooksPath = \"b c\"\n") == "b c");
+  CHECK(parse_hooks_path("") == "");
+}
+
+TEST_CASE("probe_path never follows a link for lkind", "[sandbox][scan]") {
+  TempDir t;
+  t.file("f");
+  t.link("l", "f");
+  t.link("dangling", "nope");
+  auto f = probe_path((t.path / "f").string());
+  CHECK(f.lkind == Kind::File);
+  auto l = probe_path((t.path / "l").string());
+  CHECK(l.lkind == Kind::Symlink);
+  CHECK(l.kind == Kind::File);
+  CHECK(l.link == "f");
+  CHECK(l.real == (t.path / "f").string());
+  auto d = probe_path((t.path / "dangling").string());
+  CHECK(d.lkind == Kind::Symlink);
+  CHECK(d.kind == Kind::Missing);
+  CHECK(d.real.empty());
+  CHECK(probe_path((t.path / "none").string()).lkind == Kind::Missing);
+}
+
+TEST_CASE("bwrap feature cache: keyed by the binary, atomic, private", "[sandbox][scan]") {
+  TempDir t;
+  std::string home = (t.path / "home").string(), bin = (t.path / "fake-bwrap").string();
+  fs::create_directories(home);
+  // A stand-in that accepts every option: it "supports" overlays.
+  std::ofstream(bin) << "#!/bin/sh\nexit 0\n";
+  fs::permissions(bin, fs::perms::owner_all);
+  uid_t uid = ::getuid();
+  auto r = bwrap_features(bin, home, uid, false);  // --dry-run: nothing written
+  CHECK(r.overlay);
+  CHECK_FALSE(fs::exists(home + "/.cache/blaude"));
+  r = bwrap_features(bin, home, uid, true);
+  CHECK(r.overlay);
+  std::string cache = home + "/.cache/blaude/bwrap-features-" + std::to_string(uid);
+  REQUIRE(fs::exists(cache));
+  struct stat st;
+  REQUIRE(::stat((home + "/.cache/blaude").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0700);
+  // Now it rejects --overlay-src: the cache still answers until the binary changes.
+  std::ofstream(bin) << "#!/bin/sh\n[ \"$1\" = --version ] && exit 0\nexit 1\n";
+  CHECK(bwrap_identity(bin) != std::string());
+  auto again = bwrap_features(bin, home, uid, true);
+  CHECK_FALSE(again.overlay);  // size changed → identity changed → re-probed
+  CHECK_FALSE(again.probe_failed);
+  // A bwrap that cannot answer at all: not cached, flagged.
+  std::ofstream(bin) << "#!/bin/sh\nexit 3\n";
+  auto broken = bwrap_features(bin, home, uid, true);
+  CHECK(broken.probe_failed);
+  std::ifstream in(cache);
+  std::string first;
+  std::getline(in, first);
+  CHECK(first != bwrap_identity(bin));
+  // The real one on this host, if installed.
+  if (::access("/usr/bin/bwrap", X_OK) == 0) CHECK_FALSE(bwrap_features("/usr/bin/bwrap", home, uid, false).probe_failed);
+}
+
+TEST_CASE("lexical path helpers", "[sandbox]") {
+  CHECK(normalize("/a//b/./c/../d/") == "/a/b/d");
+  CHECK(normalize("/../x") == "/x");
+  CHECK(normalize("a/../../b") == "../b");
+  CHECK(join("/etc", "../run/x") == "/run/x");
+  CHECK(join("/etc", "/abs") == "/abs");
+  CHECK(dirname_of("/a/b") == "/a");
+  CHECK(dirname_of("/a") == "/");
+  CHECK(basename_of("/a/b/") == "b");
+  CHECK(is_under("/a/b", "/a"));
+  CHECK(is_under("/a", "/a"));
+  CHECK_FALSE(is_under("/ab", "/a"));
+  CHECK(is_under("/x", "/"));
+  CHECK(relative_to("/a/b/c", "/a") == "b/c");
+  CHECK(relative_to("/a/b", "/") == "a/b");
+}
