@@ -4,6 +4,8 @@
 // sequences from the stream and reports them. Every other byte passes through unchanged, in
 // order; only a possible prefix at a read boundary (`ESC`, `ESC ]`, `ESC ] 5`, ...) is held, and
 // only until the next read or `hold_ms`. No I/O and no clock: the caller passes the time in.
+// 8-bit C1 OSC/ST (0x9D, 0x9C) are not recognised: in UTF-8 output they are continuation bytes,
+// and tmux, foot, kitty and Alacritty ignore them too.
 #pragma once
 #include <cstddef>
 #include <cstdint>
