@@ -11,7 +11,7 @@ start_xvfb() {
   Xvfb -displayfd 5 -nolisten tcp -screen 0 320x240x24 5>"$T_DIR/xdisplay" >/dev/null 2>&1 &
   XVFB_PID=$!
   at_exit "kill $XVFB_PID"
-  wait_until test -s "$T_DIR/xdisplay" || { echo "Xvfb did not start" >&2; exit 1; }
+  wait_secs 30 test -s "$T_DIR/xdisplay" || { echo "Xvfb did not start" >&2; exit 1; }
   X_DISPLAY=":$(head -n1 "$T_DIR/xdisplay")"
   log "Xvfb on $X_DISPLAY"
 }
