@@ -41,7 +41,7 @@ wait_secs() {
   for ((i = 0; i < n * 10; i++)); do "$@" && return 0; sleep 0.1; done
   return 1
 }
-pane_dead() { [ "$(tm display -p -t "t:$1" '#{pane_dead}' 2>/dev/null)" = 1 ]; }
+step_exited() { [ -s "$T_DIR/$1.rc" ]; }
 raw_done() { LC_ALL=C grep -aqF STEP-DONE "$T_DIR/$1.raw" 2>/dev/null; }
 
 # step_start NAME [ENV=VALUE | -u VAR ...] -- BLAUDE-ARGS...: blaude in window NAME, output
@@ -53,12 +53,13 @@ step_start() {
   shift
   {
     echo 'read -r go'
-    # `env` takes its -u options before any assignment
-    printf 'exec env -u WAYLAND_DISPLAY '
+    # `env` takes its -u options before any assignment. The wrapper (not tmux) reaps blaude and
+    # records its status: tmux can be slow to notice a dead pane.
+    printf 'env -u WAYLAND_DISPLAY '
     printf '%q ' "${envs[@]}"
     printf 'XDG_STATE_HOME=%q ' "$T_DIR/state"
     printf '%q ' "$BLAUDE" "$@"
-    echo
+    printf '\necho $? >%q.tmp && mv %q.tmp %q\n' "$T_DIR/$name.rc" "$T_DIR/$name.rc" "$T_DIR/$name.rc"
   } >"$T_DIR/$name.step"
   : >"$T_DIR/$name.raw"
   tm new-window -d -n "$name" "bash $T_DIR/$name.step"
@@ -67,9 +68,9 @@ step_start() {
 }
 # step_end NAME: waits for blaude to exit and its output to be captured; sets STEP_STATUS
 step_end() {
-  wait_secs 60 pane_dead "$1" || echo "step $1: blaude did not exit" >&2
+  wait_secs 60 step_exited "$1" || echo "step $1: blaude did not exit" >&2
   wait_secs 20 raw_done "$1" || echo "step $1: output incomplete" >&2
-  STEP_STATUS=$(tm display -p -t "t:$1" '#{pane_dead_status}')
+  STEP_STATUS=$(cat "$T_DIR/$1.rc" 2>/dev/null || true)
 }
 step() { step_start "$@"; step_end "$1"; }
 raw_has() { LC_ALL=C grep -aqF -- "$2" "$T_DIR/$1.raw"; }
