@@ -17,6 +17,7 @@
 #include "cli/host.hpp"
 #include "cli/parse.hpp"
 #include "common/log.hpp"
+#include "osc52/filter.hpp"
 #include "pty/supervisor.hpp"
 #include "sandbox/bwrap_launch.hpp"
 #include "sandbox/env_policy.hpp"
@@ -181,6 +182,9 @@ int run(const cli::Options& o) {
   asciinema::Guard recorder(o.no_asciinema);
   pty::SuperviseOptions so;
   so.endpoint = [&recorder] { return recorder.endpoint(); };
+  // OSC 52 copies go to the host clipboard; with no usable tool the bytes pass untouched.
+  if (auto clip = osc52::configure(o.no_clipboard))
+    so.make_filter = [c = *clip](uv_loop_t* loop) { return osc52::make_filter(loop, c); };
 
   int rc;
   if (!o.no_sandbox) {
