@@ -22,8 +22,9 @@ namespace blaude::sandbox {
 namespace {
 
 UniqueFd memfd_with(const std::string& name, const std::string& content) {
-  // Not close-on-exec: bwrap must inherit it (the supervisor keeps only keep_fds open).
-  UniqueFd fd(::memfd_create(name.c_str(), 0));
+  // Close-on-exec like every other descriptor of blaude's (clipboard helpers must not inherit
+  // it); the supervisor clears the flag in bwrap's process only, for Command::keep_fds.
+  UniqueFd fd(::memfd_create(name.c_str(), MFD_CLOEXEC));
   if (!fd) throw std::system_error(errno, std::generic_category(), "memfd_create");
   size_t off = 0;
   while (off < content.size()) {
