@@ -17,7 +17,8 @@ _run_cleanups() {
   local c
   for c in "${_cleanups[@]}"; do eval "$c" >/dev/null 2>&1 || true; done
   tmux -L "$T_SOCK" kill-server >/dev/null 2>&1 || true
-  rm -rf "$T_DIR"
+  # A process of the test may still be finishing a write there (a log line): retry, never fail.
+  rm -rf "$T_DIR" 2>/dev/null || { sleep 0.5; rm -rf "$T_DIR" 2>/dev/null || true; }
   return $rc
 }
 trap _run_cleanups EXIT

@@ -72,6 +72,7 @@ tm_run "$B sh -c 'trap \"echo GOT-SIGQUIT; exit 6\" QUIT; echo READY-QUIT; while
 tm_wait '^READY-QUIT'
 tm send-keys -t t 'C-\'
 tm_wait 'GOT-SIGQUIT' && pass "Ctrl-\\ delivered SIGQUIT to the child" || fail "Ctrl-\\ did not reach the child"
+tm_wait '^CQ=6' && pass "exit code after the Ctrl-\\ handler" || fail "wrong exit code after Ctrl-\\"
 
 # Resize: the child sees the new size at once, and the initial size is copied.
 tm_run "$B env PS1='in\$ ' bash --norc --noprofile -i"
