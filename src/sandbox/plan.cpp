@@ -20,8 +20,27 @@ void Builder::rw(const std::string& src, const std::string& dst) {
   rw_binds.emplace_back(real.empty() ? src : real, dst);
 }
 
-void Builder::overlay_or(const std::string& path, Fallback fb) {
-  if (!is_dir(path)) return;
+std::string Builder::landing(const std::string& path) {
+  const std::string shown = sandbox_source(p.argv, path);
+  if (shown.empty()) return path;
+  const PathFact& pf = f.at(shown);
+  if (pf.lkind != Kind::Symlink) return path;
+  if (pf.real.empty()) {
+    p.warnings.push_back(path + " is a broken symlink; it is not mounted");
+    return {};
+  }
+  if (is_under(f.home_real, pf.real) || is_under(f.home, pf.real)) {
+    p.warnings.push_back(path + " is a symlink to your home directory or a parent of it; it is not mounted");
+    return {};
+  }
+  p.notes.push_back(path + " is a symlink to " + pf.real + "; mounting that");
+  return pf.real;
+}
+
+void Builder::overlay_or(const std::string& path_in, Fallback fb) {
+  if (!is_dir(path_in)) return;
+  const std::string path = landing(path_in);
+  if (path.empty()) return;
   if (o.allow_protected_writes) {
     rw(path);
   } else if (f.overlay) {

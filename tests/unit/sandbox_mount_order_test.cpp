@@ -2,6 +2,7 @@
 // on the same path or an ancestor. The checker itself, then plan() over a generated matrix of
 // synthetic hosts and options (plan() also enforces it, so every other sandbox test that builds
 // a plan checks it too).
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -248,4 +249,51 @@ TEST_CASE("plan() fails closed when a -m mount would hide a protection", "[sandb
   o = {};
   o.mounts = {{"/opt/vendor", false}};
   CHECK_NOTHROW(plan(o, f, in));
+}
+
+TEST_CASE("mounts whose destination shows as a symlink land on the link's target", "[sandbox][symlink]") {
+  auto has = [](const Argv& a, const Argv& seq) { return std::search(a.begin(), a.end(), seq.begin(), seq.end()) != a.end(); };
+  auto mentions = [](const Argv& a, const std::string& s) { return std::find(a.begin(), a.end(), s) != a.end(); };
+  auto any_of = [](const std::vector<std::string>& v, const std::string& s) {
+    return std::any_of(v.begin(), v.end(), [&](const std::string& x) { return x.find(s) != std::string::npos; });
+  };
+  PlanInputs in;
+  in.command = {"claude"};
+  for (bool overlay : {true, false}) {
+    INFO("overlay " << overlay);
+    HostFacts f = rich_host("/home/u", "/srv/code/proj");
+    f.overlay = overlay;
+    // A dotfile manager's links inside ~/.config, which is a host mount (overlay or bind).
+    f.env["CLAUDE_CONFIG_DIR"] = "/home/u/.config/claude";
+    put_link(f, "/home/u/.config/claude", "../dots/claude", "/home/u/dots/claude", Kind::Dir);
+    f.nvm_dir = "/home/u/.config/nvm";
+    put_link(f, f.nvm_dir, "/srv/nvm", "/srv/nvm", Kind::Dir);
+    auto p = plan(cli::Options{}, f, in);
+    check_mount_order(p.argv);
+    CHECK(has(p.argv, {"--bind", "/home/u/dots/claude", "/home/u/dots/claude"}));
+    CHECK_FALSE(mentions(p.argv, "/home/u/.config/claude"));
+    CHECK_FALSE(mentions(p.argv, "/home/u/.config/nvm"));
+    if (overlay) {
+      CHECK(has(p.argv, {"--overlay-src", "/srv/nvm", "--tmp-overlay", "/srv/nvm"}));
+    } else {
+      CHECK(has(p.argv, {"--ro-bind", "/srv/nvm", "/srv/nvm"}));
+    }
+    CHECK(any_of(p.notes, "/home/u/.config/claude is a symlink to /home/u/dots/claude"));
+
+    SECTION("a dangling link or one to $HOME is not mounted, with a warning") {
+      put_link(f, "/home/u/.config/claude", "../gone", "", Kind::Missing);
+      put_link(f, f.nvm_dir, "..", "/home/u", Kind::Dir);
+      auto q = plan(cli::Options{}, f, in);
+      CHECK_FALSE(mentions(q.argv, "/home/u/.config/claude"));
+      CHECK(any_of(q.warnings, "/home/u/.config/claude does not exist"));
+      CHECK(any_of(q.warnings, "/home/u/.config/nvm is a symlink to your home directory"));
+      CHECK_FALSE(has(q.argv, {"--ro-bind", "/home/u", "/home/u"}));
+    }
+  }
+  SECTION("control: a link on bwrap's tmpfs $HOME is mounted at its own path (bwrap makes the mount point)") {
+    HostFacts f = rich_host("/home/u", "/srv/code/proj");
+    put_link(f, "/home/u/.claude", "dots/claude", "/home/u/dots/claude", Kind::Dir);
+    auto p = plan(cli::Options{}, f, in);
+    CHECK(has(p.argv, {"--bind", "/home/u/.claude", "/home/u/.claude"}));
+  }
 }
