@@ -67,4 +67,30 @@ as_nobody "$BW" --unshare-user --ro-bind / / --tmpfs "$H" --bind "$H/.config" "$
   --ro-bind "$NVM" "$NVM" sh -c 'echo evil >>"$0/nvm.sh"' "$NVM" 2>"$T_DIR/raw.err" || true
 check_eq "control: bwrap with the new order keeps it read-only" "orig" "$(cat "$NVM/nvm.sh")"
 
+# Symlinks inside the mounted ~/.config (a dotfile manager's): CLAUDE_CONFIG_DIR and NVM_DIR are
+# links to ~/dots/*. bwrap cannot mount onto a link, so blaude mounts the targets, where the
+# links lead.
+linked() {
+  fresh
+  rm -rf "$NVM"
+  mkdir -p "$H/dots/claude" "$H/dots/nvm"
+  echo "orig" >"$H/dots/nvm/nvm.sh"
+  ln -s ../dots/claude "$H/.config/claude"
+  ln -s ../dots/nvm "$NVM"
+  chown -hR 65534:65534 "$H"
+}
+linked
+attack2="echo kept >'$H/.config/claude/settings.json'; echo evil >>'$NVM/nvm.sh'; cat '$NVM/nvm.sh'; echo ran"
+(cd "$WS" && env -i HOME="$H" NVM_DIR="$NVM" CLAUDE_CONFIG_DIR="$H/.config/claude" PATH="/usr/bin:/bin" TERM=dumb \
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$BLAUDE" --exec sh -c "$attack2" </dev/null \
+  >"$T_DIR/linked.out" 2>"$T_DIR/linked.err") || true
+check_eq "symlinked dirs: the session ran" "ran" "$(tail -1 "$T_DIR/linked.out")"
+check "symlinked CLAUDE_CONFIG_DIR: a settings write persists on the host" grep -qx kept "$H/dots/claude/settings.json"
+check "symlinked nvm dir: visible inside" grep -qx orig "$T_DIR/linked.out"
+check_eq "symlinked nvm dir: the host copy is unchanged" "orig" "$(cat "$H/dots/nvm/nvm.sh")"
+check "blaude said where it mounted" grep -q "$H/.config/claude is a symlink to $H/dots/claude" "$T_DIR/linked.err"
+# Control: bwrap given the link itself as destination fails (why blaude must not do that).
+check "control: bwrap refuses or fails to mount onto the link" not as_nobody "$BW" --unshare-user \
+  --ro-bind / / --tmpfs "$H" --bind "$H/.config" "$H/.config" --bind "$H/dots/claude" "$H/.config/claude" true
+
 finish
