@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "sandbox/mount_order.hpp"
 #include "sandbox/plan_builder.hpp"
 #include "sandbox/plan_paths.hpp"
 
@@ -19,8 +20,27 @@ void Builder::rw(const std::string& src, const std::string& dst) {
   rw_binds.emplace_back(real.empty() ? src : real, dst);
 }
 
-void Builder::overlay_or(const std::string& path, Fallback fb) {
-  if (!is_dir(path)) return;
+std::string Builder::landing(const std::string& path) {
+  const std::string shown = sandbox_source(p.argv, path);
+  if (shown.empty()) return path;
+  const PathFact& pf = f.at(shown);
+  if (pf.lkind != Kind::Symlink) return path;
+  if (pf.real.empty()) {
+    p.warnings.push_back(path + " is a broken symlink; it is not mounted");
+    return {};
+  }
+  if (is_under(f.home_real, pf.real) || is_under(f.home, pf.real)) {
+    p.warnings.push_back(path + " is a symlink to your home directory or a parent of it; it is not mounted");
+    return {};
+  }
+  p.notes.push_back(path + " is a symlink to " + pf.real + "; mounting that");
+  return pf.real;
+}
+
+void Builder::overlay_or(const std::string& path_in, Fallback fb) {
+  if (!is_dir(path_in)) return;
+  const std::string path = landing(path_in);
+  if (path.empty()) return;
   if (o.allow_protected_writes) {
     rw(path);
   } else if (f.overlay) {
@@ -220,6 +240,9 @@ void add_tools(Builder& b) {
 }
 
 
+// ~/.config before the tool dirs: nvm, fnm, pnpm or corepack may live inside it
+// (NVM_DIR=$XDG_CONFIG_HOME/nvm), and a later ~/.config mount would hide their read-only
+// binds, leaving them host-writable in the fallback.
 void add_config(Builder& b) {
   const std::string cfg = b.home(".config");
   b.overlay_or(cfg, Fallback::Bind);
@@ -245,7 +268,11 @@ void add_config(Builder& b) {
       b.ro(git);
     }
   }
-  // After ~/.config, so a CLAUDE_CONFIG_DIR inside it is not covered by the overlay.
+}
+
+// Claude's own dirs, writable: after ~/.config, so a CLAUDE_CONFIG_DIR inside it is not
+// covered by the overlay.
+void add_claude_dirs(Builder& b) {
   const std::string cd = claude_config_dir(b.f);
   if (b.is_dir(cd)) {
     b.rw(cd);
@@ -351,6 +378,26 @@ void add_env(Builder& b, const PlanInputs& in) {
   for (const auto& k : in.unset_env) b.add({"--unsetenv", k});
 }
 
+// bwrap lets a later mount on an ancestor hide an earlier one: a read-only pin or a tool dir
+// would silently become whatever the later mount shows (host-writable, say). The rules above
+// are ordered so this never happens; should a host or an option combination still produce it,
+// fail closed rather than start a sandbox that protects less than it claims.
+// Under --allow-protected-writes the user chose to lose protections: a warning then.
+void enforce_mount_order(Builder& b) {
+  auto shadows = shadowed_mounts(b.p.argv);
+  if (shadows.empty()) return;
+  if (b.o.allow_protected_writes) {
+    for (const auto& s : shadows) b.p.warnings.push_back("--allow-protected-writes: " + describe(s));
+    return;
+  }
+  std::string what = "the sandbox's mount table would hide a mount: " + describe(shadows.front());
+  if (shadows.size() > 1) what += " (and " + std::to_string(shadows.size() - 1) + " more)";
+  throw PlanError(what,
+                  "A -m/--mount or policy path that contains another mount causes this: mount a "
+                  "narrower path. Otherwise it is a bug in blaude; please report it with the output "
+                  "of `blaude --dry-run`.");
+}
+
 }  // namespace
 
 LaunchPlan plan(const cli::Options& opts, const HostFacts& facts, const PlanInputs& in) {
@@ -362,8 +409,9 @@ LaunchPlan plan(const cli::Options& opts, const HostFacts& facts, const PlanInpu
   add_tmp_and_run(b);
   add_resolv(b);
   add_home(b);
-  add_tools(b);
   add_config(b);
+  add_tools(b);
+  add_claude_dirs(b);
   detail::add_linked_packages(b);
   add_opt_ins(b);
   detail::add_env_binds(b);
@@ -377,6 +425,7 @@ LaunchPlan plan(const cli::Options& opts, const HostFacts& facts, const PlanInpu
     detail::add_workspace(b);
   }
   add_env(b, in);
+  enforce_mount_order(b);
   b.add({"--"});
   b.p.argv.insert(b.p.argv.end(), in.command.begin(), in.command.end());
 

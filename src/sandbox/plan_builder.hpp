@@ -24,9 +24,18 @@ struct Builder {
 
   void add(std::initializer_list<std::string> args) { p.argv.insert(p.argv.end(), args); }
   void ro(const std::string& src, const std::string& dst) { add({"--ro-bind", src, dst}); }
-  void ro(const std::string& path) { ro(path, path); }
+  void ro(const std::string& path) {
+    if (auto d = landing(path); !d.empty()) ro(d, d);
+  }
   void rw(const std::string& src, const std::string& dst);
-  void rw(const std::string& path) { rw(path, path); }
+  void rw(const std::string& path) {
+    if (auto d = landing(path); !d.empty()) rw(d, d);
+  }
+  // Where to mount `path` at its own place: bwrap cannot mount onto a symlink (0.10+ refuses,
+  // 0.8 follows it and fails with ENOENT), so when an earlier host mount shows `path` as a
+  // symlink, its target's canonical path; "" (with a warning) when that is dangling or would
+  // expose $HOME. Paths on bwrap's own tmpfs are never links: bwrap creates the mount point.
+  std::string landing(const std::string& path);
   void tmpfs(const std::string& path) { add({"--tmpfs", path}); }
   void dir(const std::string& path) { add({"--dir", path}); }
   void overlay(const std::string& src, const std::string& dst) {

@@ -1,0 +1,299 @@
+// The mount-order invariant: no mount or protection in a bwrap argv is hidden by a later mount
+// on the same path or an ancestor. The checker itself, then plan() over a generated matrix of
+// synthetic hosts and options (plan() also enforces it, so every other sandbox test that builds
+// a plan checks it too).
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "sandbox/mount_order.hpp"
+#include "mount_order_check.hpp"
+#include "sandbox/plan.hpp"
+
+using namespace blaude;
+using namespace blaude::sandbox;
+using Argv = std::vector<std::string>;
+
+namespace {
+
+void put(HostFacts& f, const std::string& p, Kind k) { f.paths[p] = PathFact{k, k, p, ""}; }
+void put_link(HostFacts& f, const std::string& p, const std::string& link, const std::string& real, Kind k) {
+  f.paths[p] = PathFact{Kind::Symlink, k, real, link};
+}
+
+// A host with everything the planner has a rule for; `home` may lie under /tmp.
+HostFacts rich_host(const std::string& home, const std::string& cwd) {
+  HostFacts f;
+  f.user = "u";
+  f.home = f.home_real = home;
+  f.cwd = cwd;
+  f.bwrap = "/usr/bin/bwrap";
+  for (auto [d, t] : {std::pair{"/bin", "usr/bin"}, {"/sbin", "usr/sbin"}, {"/lib", "usr/lib"}})
+    put_link(f, d, t, std::string("/") + t, Kind::Dir);
+  put(f, "/lib64", Kind::Dir);
+  put(f, "/tmp", Kind::Dir);
+  f.tmp_socket_dirs = {"/tmp/.X11-unix", "/tmp/tmux-1000"};
+  for (const auto& d : f.tmp_socket_dirs) put(f, d, Kind::Dir);
+  for (const char* d : {".claude", ".config", ".npm", ".local/bin", ".local/share/pipx", ".local/share/uv/tools",
+                        ".cache/uv", ".yarn", ".cargo/bin", "go/bin", ".local/share/claude", ".agents", ".bun",
+                        ".bun/install/cache", ".ssh", ".aws", ".local/share/keyrings", ".notebooklm-mcp",
+                        "arxiv-storage", ".gnupg"})
+    put(f, home + "/" + d, Kind::Dir);
+  for (const char* p : {".claude.json", ".gitconfig", ".git-credentials", ".local/bin/claude"})
+    put(f, home + "/" + p, Kind::File);
+  f.opt_tool_dirs = {"/opt/vendor/bin"};
+  put(f, "/opt/vendor/bin", Kind::Dir);
+  put(f, "/run/user/1000/gnupg", Kind::Dir);
+  put(f, "/run/user/1000/ssh.sock", Kind::Socket);
+  put(f, "/run/user/1000/bus", Kind::Socket);
+  f.env["SSH_AUTH_SOCK"] = "/run/user/1000/ssh.sock";
+  f.env["GNUPGHOME"] = home + "/.gnupg";
+  f.nvm_dir = home + "/.nvm";
+  f.fnm_dir = home + "/.local/share/fnm";
+  f.pnpm_home = home + "/.local/share/pnpm";
+  f.corepack_home = home + "/.cache/node/corepack";
+  for (const auto& d : {f.nvm_dir, f.fnm_dir, f.pnpm_home, f.corepack_home}) put(f, d, Kind::Dir);
+  // A git workspace with protected names.
+  put(f, cwd, Kind::Dir);
+  GitDir g;
+  g.rel = ".git";
+  g.config = PathFact{Kind::File, Kind::File, cwd + "/.git/config", ""};
+  g.hooks = PathFact{Kind::Dir, Kind::Dir, cwd + "/.git/hooks", ""};
+  f.ws.gitdirs.push_back(g);
+  f.ws.hits.emplace_back(".git", PathFact{Kind::Dir, Kind::Dir, cwd + "/.git", ""});
+  f.ws.hits.emplace_back(".vscode", PathFact{Kind::Dir, Kind::Dir, cwd + "/.vscode", ""});
+  f.ws.hits.emplace_back(".bashrc", PathFact{Kind::File, Kind::File, cwd + "/.bashrc", ""});
+  return f;
+}
+
+// Ways a host can place tool and config dirs inside each other (XDG layouts, env overrides).
+using Variant = std::function<void(HostFacts&)>;
+std::vector<std::pair<std::string, Variant>> variants() {
+  auto cfg = [](HostFacts& f, const std::string& rel) { return f.home + "/.config/" + rel; };
+  return {
+      {"plain", [](HostFacts&) {}},
+      {"nvm under ~/.config", [=](HostFacts& f) { f.nvm_dir = cfg(f, "nvm"); put(f, f.nvm_dir, Kind::Dir); }},
+      {"fnm under ~/.config", [=](HostFacts& f) { f.fnm_dir = cfg(f, "fnm"); put(f, f.fnm_dir, Kind::Dir); }},
+      {"pnpm under ~/.config", [=](HostFacts& f) { f.pnpm_home = cfg(f, "pnpm"); put(f, f.pnpm_home, Kind::Dir); }},
+      {"corepack under ~/.config",
+       [=](HostFacts& f) { f.corepack_home = cfg(f, "corepack"); put(f, f.corepack_home, Kind::Dir); }},
+      {"all tools under ~/.config",
+       [=](HostFacts& f) {
+         f.nvm_dir = cfg(f, "nvm");
+         f.fnm_dir = cfg(f, "fnm");
+         f.pnpm_home = cfg(f, "pnpm");
+         f.corepack_home = cfg(f, "corepack");
+         for (const auto& d : {f.nvm_dir, f.fnm_dir, f.pnpm_home, f.corepack_home}) put(f, d, Kind::Dir);
+       }},
+      {"CLAUDE_CONFIG_DIR under ~/.config",
+       [=](HostFacts& f) { f.env["CLAUDE_CONFIG_DIR"] = cfg(f, "claude"); put(f, cfg(f, "claude"), Kind::Dir); }},
+      {"~/.config/git is a dir", [=](HostFacts& f) { put(f, cfg(f, "git"), Kind::Dir); }},
+      {"~/.config/git is a link", [=](HostFacts& f) { put_link(f, cfg(f, "git"), "../dots/git", f.home + "/dots/git", Kind::Dir); }},
+      {"env dirs under ~/.config and /tmp",
+       [=](HostFacts& f) {
+         f.env["CLAUDE_PLUGIN_DATA"] = cfg(f, "plugdata");
+         put(f, cfg(f, "plugdata"), Kind::Dir);
+         f.env["CLAUDE_LOGS_DIR"] = "/tmp/claude-logs";
+         put(f, "/tmp/claude-logs", Kind::Dir);
+         f.env["CLAUDE_CODE_TMPDIR"] = "/tmp/ctmp";
+         put(f, "/tmp/ctmp", Kind::Dir);
+       }},
+      {"linked package in nvm",
+       [](HostFacts& f) {
+         LinkedPackage p;
+         p.label = "nvm";
+         p.root = "/srv/dev/mcp";
+         p.mount = "/srv/dev/mcp";
+         p.token_cache = PathFact{Kind::File, Kind::File, "/srv/dev/mcp/.token-cache.json", ""};
+         f.linked_packages.push_back(p);
+         put(f, "/srv/dev/mcp", Kind::Dir);
+       }},
+      {"managed dir", [](HostFacts& f) { f.managed_dirs.push_back({"/srv/managed/bin", true}); }},
+  };
+}
+
+struct Combo {
+  std::string name;
+  std::function<void(cli::Options&)> set;
+};
+
+std::vector<Combo> combos() {
+  return {
+      {"defaults", [](cli::Options&) {}},
+      {"--allow-protected-writes", [](cli::Options& o) { o.allow_protected_writes = true; }},
+      {"--clear-tmp", [](cli::Options& o) { o.clear_tmp = true; }},
+      {"--tmp", [](cli::Options& o) { o.tmp = true; }},
+      {"--git --ssh --aws --keyring", [](cli::Options& o) { o.git = o.ssh = o.aws = o.keyring = true; }},
+      {"--no-network --clear-tmp --git", [](cli::Options& o) { o.no_network = o.clear_tmp = o.git = true; }},
+  };
+}
+
+}  // namespace
+
+TEST_CASE("mount order checker: a later ancestor mount hides an earlier one", "[sandbox][mount-order]") {
+  // The bug found by reading: nvm bound read-only, then ~/.config bound writable over it.
+  Argv bad = {"bwrap", "--tmpfs", "/home/u", "--ro-bind", "/home/u/.config/nvm", "/home/u/.config/nvm",
+              "--bind", "/home/u/.config", "/home/u/.config", "--", "sh"};
+  auto s = shadowed_mounts(bad);
+  REQUIRE(s.size() == 1);
+  CHECK(s[0].hidden.op == "--ro-bind");
+  CHECK(s[0].hidden.dst == "/home/u/.config/nvm");
+  CHECK(s[0].by.op == "--bind");
+  CHECK(s[0].by.dst == "/home/u/.config");
+  CHECK(describe(s[0]).find("/home/u/.config/nvm") != std::string::npos);
+  // Control: the same mounts, parent first, are fine.
+  Argv good = {"bwrap", "--tmpfs", "/home/u", "--bind", "/home/u/.config", "/home/u/.config",
+               "--ro-bind", "/home/u/.config/nvm", "/home/u/.config/nvm", "--", "sh"};
+  CHECK(shadowed_mounts(good).empty());
+
+  SECTION("a remount-ro pin and a tmp-overlay are hidden the same way") {
+    Argv a = {"bwrap", "--tmpfs", "/h/.config/git", "--remount-ro", "/h/.config/git", "--overlay-src", "/h/.x",
+              "--tmp-overlay", "/h/.x/y", "--bind", "/h", "/h", "--", "sh"};
+    auto v = shadowed_mounts(a);
+    REQUIRE(v.size() == 3);
+    CHECK(v[1].hidden.op == "--remount-ro");
+    CHECK(v[2].hidden.op == "--tmp-overlay");
+  }
+  SECTION("the same destination mounted twice: the second replaces the first") {
+    CHECK(shadowed_mounts({"bwrap", "--ro-bind", "/a", "/a", "--bind", "/a", "/a", "--"}).size() == 1);
+  }
+  SECTION("--dir, --remount-ro and --symlink hide nothing; arguments after -- are ignored") {
+    CHECK(shadowed_mounts({"bwrap", "--tmpfs", "/a/b", "--dir", "/a", "--remount-ro", "/a", "--symlink", "x", "/a",
+                           "--", "--bind", "/", "/"})
+              .empty());
+    // Option values are not mistaken for options: a --setenv value that reads "--bind".
+    CHECK(shadowed_mounts({"bwrap", "--ro-bind", "/a/b", "/a/b", "--setenv", "X", "--bind", "--"}).empty());
+  }
+  SECTION("sibling prefixes are not ancestors") {
+    CHECK(shadowed_mounts({"bwrap", "--ro-bind", "/ab", "/ab", "--bind", "/a", "/a", "--"}).empty());
+  }
+}
+
+TEST_CASE("mount order holds for every host variant and option combination", "[sandbox][mount-order]") {
+  int plans = 0;
+  for (const std::string& home : {std::string("/home/u"), std::string("/tmp/h/u")}) {
+    for (const std::string& cwd : {home + "/proj", std::string("/tmp/work/proj"), std::string("/srv/code/proj")}) {
+      for (const auto& [vname, variant] : variants()) {
+        for (bool overlay : {true, false}) {
+          for (const auto& c : combos()) {
+            HostFacts f = rich_host(home, cwd);
+            f.overlay = overlay;
+            variant(f);
+            cli::Options o;
+            c.set(o);
+            PlanInputs in;
+            in.command = {"claude"};
+            INFO("HOME " << home << ", workspace " << cwd << ", " << vname << ", overlay " << overlay << ", "
+                         << c.name);
+            try {
+              auto p = plan(o, f, in);
+              check_mount_order(p.argv);
+              ++plans;
+            } catch (const PlanError& e) {
+              FAIL_CHECK(e.what());
+            }
+          }
+        }
+      }
+    }
+  }
+  CHECK(plans == 2 * 3 * int(variants().size()) * 2 * int(combos().size()));
+}
+
+TEST_CASE("mount order checker: a later bind showing the same host path is no shadow", "[sandbox][mount-order]") {
+  // -m /opt/vendor over the read-only /opt/vendor/bin: the same files, read-only either way.
+  CHECK(shadowed_mounts({"bwrap", "--ro-bind", "/opt/v/bin", "/opt/v/bin", "--ro-bind", "/opt/v", "/opt/v", "--"}).empty());
+  CHECK(shadowed_mounts({"bwrap", "--bind", "/d/x", "/d/x", "--bind", "/d", "/d", "--"}).empty());
+  // Controls: more access, or another host path, is a shadow.
+  CHECK(shadowed_mounts({"bwrap", "--ro-bind", "/opt/v/bin", "/opt/v/bin", "--bind", "/opt/v", "/opt/v", "--"}).size() == 1);
+  CHECK(shadowed_mounts({"bwrap", "--bind", "/d/x", "/d/x", "--ro-bind", "/d", "/d", "--"}).size() == 1);
+  CHECK(shadowed_mounts({"bwrap", "--ro-bind", "/e/bin", "/opt/host-bin", "--ro-bind", "/opt", "/opt", "--"}).size() == 1);
+}
+
+TEST_CASE("plan() fails closed when a -m mount would hide a protection", "[sandbox][mount-order]") {
+  HostFacts f = rich_host("/home/u", "/srv/code/proj");
+  f.overlay = false;
+  put(f, "/home/u/.config/git", Kind::Dir);
+  PlanInputs in;
+  in.command = {"claude"};
+  cli::Options o;
+  o.mounts = {{"/home/u/.config", true}};
+  f.mount_paths = {"/home/u/.config"};
+  f.mounts = {f.at("/home/u/.config")};
+  try {
+    plan(o, f, in);
+    FAIL("plan() accepted -m ~/.config:rw over the read-only ~/.config/git");
+  } catch (const PlanError& e) {
+    CHECK(std::string(e.what()).find("/home/u/.config/git") != std::string::npos);
+    CHECK_FALSE(e.hint.empty());
+  }
+  // Control: under --allow-protected-writes there is no pin to hide: the user's choice.
+  o.allow_protected_writes = true;
+  CHECK_NOTHROW(plan(o, f, in));
+  // A -m over a read-only /opt tool dir with write access is a shadow too; under
+  // --allow-protected-writes it is only warned about.
+  put(f, "/opt/vendor", Kind::Dir);
+  o.mounts = {{"/opt/vendor", true}};
+  f.mount_paths = {"/opt/vendor"};
+  f.mounts = {f.at("/opt/vendor")};
+  cli::Options strict;
+  strict.mounts = o.mounts;
+  CHECK_THROWS_AS(plan(strict, f, in), PlanError);
+  auto p = plan(o, f, in);
+  bool warned = false;
+  for (const auto& w : p.warnings) warned = warned || w.find("hides the earlier --ro-bind /opt/vendor/bin") != std::string::npos;
+  CHECK(warned);
+  // And a -m that shows the same files, read-only, passes.
+  o = {};
+  o.mounts = {{"/opt/vendor", false}};
+  CHECK_NOTHROW(plan(o, f, in));
+}
+
+TEST_CASE("mounts whose destination shows as a symlink land on the link's target", "[sandbox][symlink]") {
+  auto has = [](const Argv& a, const Argv& seq) { return std::search(a.begin(), a.end(), seq.begin(), seq.end()) != a.end(); };
+  auto mentions = [](const Argv& a, const std::string& s) { return std::find(a.begin(), a.end(), s) != a.end(); };
+  auto any_of = [](const std::vector<std::string>& v, const std::string& s) {
+    return std::any_of(v.begin(), v.end(), [&](const std::string& x) { return x.find(s) != std::string::npos; });
+  };
+  PlanInputs in;
+  in.command = {"claude"};
+  for (bool overlay : {true, false}) {
+    INFO("overlay " << overlay);
+    HostFacts f = rich_host("/home/u", "/srv/code/proj");
+    f.overlay = overlay;
+    // A dotfile manager's links inside ~/.config, which is a host mount (overlay or bind).
+    f.env["CLAUDE_CONFIG_DIR"] = "/home/u/.config/claude";
+    put_link(f, "/home/u/.config/claude", "../dots/claude", "/home/u/dots/claude", Kind::Dir);
+    f.nvm_dir = "/home/u/.config/nvm";
+    put_link(f, f.nvm_dir, "/srv/nvm", "/srv/nvm", Kind::Dir);
+    auto p = plan(cli::Options{}, f, in);
+    check_mount_order(p.argv);
+    CHECK(has(p.argv, {"--bind", "/home/u/dots/claude", "/home/u/dots/claude"}));
+    CHECK_FALSE(mentions(p.argv, "/home/u/.config/claude"));
+    CHECK_FALSE(mentions(p.argv, "/home/u/.config/nvm"));
+    if (overlay) {
+      CHECK(has(p.argv, {"--overlay-src", "/srv/nvm", "--tmp-overlay", "/srv/nvm"}));
+    } else {
+      CHECK(has(p.argv, {"--ro-bind", "/srv/nvm", "/srv/nvm"}));
+    }
+    CHECK(any_of(p.notes, "/home/u/.config/claude is a symlink to /home/u/dots/claude"));
+
+    SECTION("a dangling link or one to $HOME is not mounted, with a warning") {
+      put_link(f, "/home/u/.config/claude", "../gone", "", Kind::Missing);
+      put_link(f, f.nvm_dir, "..", "/home/u", Kind::Dir);
+      auto q = plan(cli::Options{}, f, in);
+      CHECK_FALSE(mentions(q.argv, "/home/u/.config/claude"));
+      CHECK(any_of(q.warnings, "/home/u/.config/claude does not exist"));
+      CHECK(any_of(q.warnings, "/home/u/.config/nvm is a symlink to your home directory"));
+      CHECK_FALSE(has(q.argv, {"--ro-bind", "/home/u", "/home/u"}));
+    }
+  }
+  SECTION("control: a link on bwrap's tmpfs $HOME is mounted at its own path (bwrap makes the mount point)") {
+    HostFacts f = rich_host("/home/u", "/srv/code/proj");
+    put_link(f, "/home/u/.claude", "dots/claude", "/home/u/dots/claude", Kind::Dir);
+    auto p = plan(cli::Options{}, f, in);
+    CHECK(has(p.argv, {"--bind", "/home/u/.claude", "/home/u/.claude"}));
+  }
+}
