@@ -127,7 +127,9 @@ int run(const cli::Options& o) {
   spdlog::info("blaude {} starting: {}", BLAUDE_VERSION, cli::shell_quote(argv));
 
   // The project policy (.blaude / .xclaude) and the user's: trust-gated before anything starts.
-  auto policy_req = sandbox::gate_request_from_host(o.trust_policy);
+  const bool gated = !o.no_sandbox && !o.tmp;
+  sandbox::GateRequest policy_req;
+  if (o.print_policy || gated) policy_req = sandbox::gate_request_from_host(o.trust_policy);
   if (o.print_policy) {
     auto r = sandbox::load_policies(policy_req);
     if (r.status != sandbox::GateResult::Status::Proceed) {
@@ -165,7 +167,7 @@ int run(const cli::Options& o) {
   std::vector<std::string> notes = sandbox::env_notices(host_env, o);
 
   sandbox::Grants grants;
-  if (!o.no_sandbox && !o.tmp) {
+  if (gated) {
     // --dry-run neither asks nor records trust: it changes nothing.
     auto g = o.dry_run ? sandbox::load_policies(policy_req) : sandbox::run_trust_gate(policy_req);
     if (g.status != sandbox::GateResult::Status::Proceed) {
@@ -188,7 +190,6 @@ int run(const cli::Options& o) {
 
   int rc;
   if (!o.no_sandbox) {
-    (void)bwrap;
     if (auto w = cli::apparmor::startup_warning(cli::apparmor::probe(bwrap)); !w.empty())
       notes.insert(notes.end(), w.begin(), w.end());
     if (!o.dry_run) prepare_host(notes);
