@@ -20,18 +20,7 @@ namespace ptybench {
 
 namespace {
 
-bool write_all(int fd, const char* p, size_t n) {
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
-
-bool write_all(int fd, std::string_view s) { return write_all(fd, s.data(), s.size()); }
+bool write_all(int fd, std::string_view s) { return ptybench::write_all(fd, s.data(), s.size()); }
 
 // The helper decides its own tty modes: a proxy may hand it a cooked pty.
 void make_raw(int fd) {
@@ -128,5 +117,17 @@ int run_winch() {
     }
   }
 }
+
+bool write_all(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
 
 }  // namespace ptybench

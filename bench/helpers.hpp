@@ -1,10 +1,14 @@
 // The programs under test, as modes of the ptybench binary itself (no extra tools needed).
 // Each runs on whatever pty it is given: the driver's directly, or the inner pty of a proxy.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
 namespace ptybench {
+
+// write(2) until all n bytes are out (EINTR retried); false on error.
+bool write_all(int fd, const char* p, size_t n);
 
 // Writes the start marker, then `bytes` of the pattern as fast as the tty takes them, then
 // exits 0. With report_path, writes its own CPU time ("<user_us> <sys_us>") there at the end,

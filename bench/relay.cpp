@@ -16,20 +16,6 @@
 
 namespace ptybench {
 
-namespace {
-
-bool write_all(int fd, const char* p, size_t n) {
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
-
-}  // namespace
 
 // Deliberately nothing more than a pty relay needs: no queues, no backpressure, blocking writes.
 int run_relay(char** argv) {

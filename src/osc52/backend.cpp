@@ -1,5 +1,7 @@
 #include "osc52/backend.hpp"
 
+#include "common/path_search.hpp"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -54,19 +56,8 @@ std::vector<std::string> helper_argv(const Backend& b, Target t) {
 }
 
 std::string find_program(const std::string& name, const std::string& path_var) {
-  size_t start = 0;
-  while (start <= path_var.size()) {
-    size_t end = path_var.find(':', start);
-    if (end == std::string::npos) end = path_var.size();
-    std::string dir = path_var.substr(start, end - start);
-    start = end + 1;
-    if (dir.empty() || dir[0] != '/') continue;  // relative PATH entries depend on the cwd
-    std::string cand = dir + "/" + name;
-    struct stat st;
-    if (stat(cand.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(cand.c_str(), X_OK) == 0)
-      return cand;
-  }
-  return "";
+  // Relative PATH entries depend on the cwd: skipped.
+  return find_executable(name, path_var, RelativeEntries::Skip).value_or("");
 }
 
 HostFacts probe_host(bool no_clipboard) {
