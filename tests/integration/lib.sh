@@ -7,6 +7,12 @@ set -euo pipefail
 T_NAME=$(basename "$0" .sh)
 T_DIR=$(mktemp -d "/tmp/blaude-${T_NAME}.XXXXXX")
 chmod 755 "$T_DIR"
+# Tests run blaude as uid 65534 too: a checkout under a private dir (mktemp -d is 0700) would
+# make the binary unreachable for that user, so use a copy in the test's own dir then.
+if [ "$(id -u)" = 0 ] && ! setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$BLAUDE" 2>/dev/null; then
+  mkdir -p "$T_DIR/.bin" && cp "$BLAUDE" "$T_DIR/.bin/blaude" && chmod 755 "$T_DIR/.bin" "$T_DIR/.bin/blaude"
+  BLAUDE="$T_DIR/.bin/blaude"
+fi
 T_SOCK="blaude-${T_NAME}-$$"
 T_FAILS=0
 T_CHECKS=0
