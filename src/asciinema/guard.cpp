@@ -26,11 +26,6 @@ void sleep_ms(long ms) {
   }
 }
 
-std::optional<std::string> getenv_opt(const char* k) {
-  const char* v = std::getenv(k);
-  return v ? std::optional<std::string>(v) : std::nullopt;
-}
-
 // Opens the recorder's terminal (its fd 0) as our own description and checks that it is a
 // terminal of ours, that its fd 1 is the same terminal, and that it is not blaude's own.
 UniqueFd open_recorder_tty(pid_t pid, std::string& problem) {
@@ -67,7 +62,7 @@ Mode Guard::examine() {
   f.disabled = disabled_;
   f.uid = getuid();
   if (!disabled_) {
-    RecorderEnv env{getenv_opt("ASCIINEMA_REC"), getenv_opt("ASCIINEMA_SESSION")};
+    const RecorderEnv& env = env_;
     // Walking /proc costs a few hundred syscalls: only when the environment says we are recorded.
     bool maybe = env.rec || env.session;
     Detection d = find_recorder(maybe ? take_snapshot() : Snapshot{}, env);

@@ -1,8 +1,8 @@
 // The asciinema guard: keeps a Claude session out of an `asciinema rec` recording without
 // freezing the user's terminal, and resumes the recorder on every exit path.
 //
-// Wiring (main.cpp), around pty::supervise:
-//   asciinema::Guard rec(options.no_asciinema);
+// Wiring (the app layer), around pty::supervise:
+//   asciinema::Guard rec(options.no_asciinema, recorder_env);
 //   so.endpoint = [&rec] { return rec.endpoint(); };
 //   int rc = pty::supervise(cmd, so);
 //   // rec's destructor resumes the recorder (a watchdog does it if blaude is SIGKILLed)
@@ -11,8 +11,10 @@
 #include <termios.h>
 
 #include <optional>
+#include <utility>
 
 #include "asciinema/decide.hpp"
+#include "asciinema/detect.hpp"
 #include "pty/watchdog.hpp"
 #include "common/unique_fd.hpp"
 #include "pty/terminal.hpp"
@@ -21,7 +23,8 @@ namespace blaude::asciinema {
 
 class Guard {
 public:
-  explicit Guard(bool disabled) : disabled_(disabled) {}
+  // env: ASCIINEMA_REC / ASCIINEMA_SESSION as blaude got them (from the host, read once).
+  Guard(bool disabled, RecorderEnv env) : disabled_(disabled), env_(std::move(env)) {}
   ~Guard();
   Guard(const Guard&) = delete;
   Guard& operator=(const Guard&) = delete;
@@ -43,6 +46,7 @@ private:
   Mode examine();
 
   bool disabled_;
+  RecorderEnv env_;
   Mode mode_ = Mode::None;
   pid_t recorder_ = -1;
   UniqueFd tty_;           // the recorder's real terminal, private open file description

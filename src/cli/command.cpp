@@ -1,6 +1,5 @@
 #include "cli/command.hpp"
 
-#include <cctype>
 
 namespace blaude::cli {
 
@@ -18,34 +17,6 @@ std::vector<std::string> choose_command(const Options& o, bool stdin_is_tty) {
   }
   argv.insert(argv.end(), o.claude_args.begin(), o.claude_args.end());
   return argv;
-}
-
-static std::string quote_one(const std::string& s) {
-  if (s.empty()) return "''";
-  bool plain = true;
-  for (unsigned char c : s) {
-    if (!(std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '/' || c == '=' ||
-          c == ':' || c == ',' || c == '+' || c == '@' || c == '%')) {
-      plain = false;
-      break;
-    }
-  }
-  if (plain) return s;
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
-  }
-  return out + "'";
-}
-
-std::string shell_quote(const std::vector<std::string>& argv) {
-  std::string out;
-  for (const auto& a : argv) {
-    if (!out.empty()) out += ' ';
-    out += quote_one(a);
-  }
-  return out;
 }
 
 }  // namespace blaude::cli

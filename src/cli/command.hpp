@@ -19,7 +19,4 @@ inline constexpr const char* kSkipPermissions = "--dangerously-skip-permissions"
 //   otherwise           → claude --dangerously-skip-permissions ARGS
 std::vector<std::string> choose_command(const Options& o, bool stdin_is_tty);
 
-// A command line as a user could paste it into a POSIX shell (for --debug / --dry-run output).
-std::string shell_quote(const std::vector<std::string>& argv);
-
 }  // namespace blaude::cli

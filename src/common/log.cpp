@@ -1,53 +1,66 @@
 #include "common/log.hpp"
 
 #include <spdlog/sinks/basic_file_sink.h>
-#include <spdlog/sinks/null_sink.h>
-#include <sys/stat.h>
+#include <spdlog/sinks/dist_sink.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
 
-#include <cerrno>
-#include <cstdlib>
-#include <filesystem>
+#include "common/file_io.hpp"
+#include "common/paths.hpp"
 
 namespace blaude::log {
 
-std::string default_path() {
-  const char* state = std::getenv("XDG_STATE_HOME");
-  std::string base;
-  if (state && *state == '/') {
-    base = state;
-  } else {
-    const char* home = std::getenv("HOME");
-    base = std::string(home && *home ? home : "/tmp") + "/.local/state";
-  }
-  return base + "/blaude/blaude.log";
+namespace {
+
+constexpr const char* kPattern = "%Y-%m-%dT%H:%M:%S.%e %P %l %v";
+
+struct State {
+  std::string path;
+  std::shared_ptr<spdlog::sinks::dist_sink_mt> dist;
+  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> memory;
+};
+State& state() {
+  static State s;
+  return s;
 }
 
-static void make_private_dirs(const std::filesystem::path& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  ::chmod(dir.c_str(), 0700);
+}  // namespace
+
+std::string default_path(const HostEnv& host) {
+  std::string state_home = host.get("XDG_STATE_HOME");
+  if (state_home.empty() || state_home[0] != '/') state_home = host.home + "/.local/state";
+  return normalize(state_home + "/blaude/blaude.log");
 }
 
-std::string init(bool debug, bool enabled) {
+void init(const HostEnv& host, bool debug) {
   auto level = spdlog::level::info;
-  if (const char* env = std::getenv("BLAUDE_LOG"); env && *env) {
-    level = spdlog::level::from_str(env);  // unknown names map to off
-  }
+  if (std::string env = host.get("BLAUDE_LOG"); !env.empty()) level = spdlog::level::from_str(env);
   if (debug) level = spdlog::level::debug;
+  State& s = state();
+  s.path = level == spdlog::level::off ? "" : default_path(host);
+  s.memory = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(1024);
+  s.dist = std::make_shared<spdlog::sinks::dist_sink_mt>();
+  s.dist->add_sink(s.memory);
+  auto logger = std::make_shared<spdlog::logger>("blaude", s.dist);
+  logger->set_level(level);
+  logger->set_pattern(kPattern);
+  logger->flush_on(spdlog::level::warn);
+  spdlog::set_default_logger(logger);
+}
 
-  std::string path = default_path();
+std::string open_file() {
+  State& s = state();
+  if (!s.dist || !s.memory) return "";
+  auto buffered = s.memory->last_raw();
+  s.dist->remove_sink(s.memory);
+  s.memory.reset();
+  if (s.path.empty() || !make_dirs(dirname_of(s.path), 0700)) return "";
   try {
-    if (level == spdlog::level::off || !enabled) throw spdlog::spdlog_ex("logging off");
-    make_private_dirs(std::filesystem::path(path).parent_path());
-    auto logger = spdlog::basic_logger_mt("blaude", path);
-    logger->set_level(level);
-    logger->set_pattern("%Y-%m-%dT%H:%M:%S.%e %P %l %v");
-    logger->flush_on(spdlog::level::warn);
-    spdlog::set_default_logger(logger);
-    return path;
+    auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>(s.path);
+    file->set_pattern(kPattern);
+    for (const auto& m : buffered) file->log(m);
+    s.dist->add_sink(file);
+    return s.path;
   } catch (const spdlog::spdlog_ex&) {
-    spdlog::set_default_logger(std::make_shared<spdlog::logger>("blaude",
-                                 std::make_shared<spdlog::sinks::null_sink_mt>()));
     return "";
   }
 }

@@ -1,18 +1,23 @@
 // blaude's log: a file under $XDG_STATE_HOME/blaude (never the terminal, which belongs to the
 // child while it runs). Level from --debug or BLAUDE_LOG (trace|debug|info|warn|error|off).
+// Logging starts in memory, and the file is opened by the prepare step only: a run that stops
+// on bad input (or --dry-run) leaves nothing on disk, yet what it logged before the launch still
+// reaches the file when the session does start.
 #pragma once
 #include <spdlog/spdlog.h>
 
 #include <string>
 
+#include "common/host_env.hpp"
+
 namespace blaude::log {
 
-// Sets up the default spdlog logger. Never throws: if the file cannot be opened, logging is off.
-// Returns the log file's path ("" if logging could not start).
-// `enabled` false (e.g. --dry-run, which must change nothing on the host): a null logger.
-std::string init(bool debug, bool enabled = true);
-
-// The path init() would use for this environment.
-std::string default_path();
+// Sets up the default logger, buffering in memory. Never throws.
+void init(const HostEnv& host, bool debug);
+// Opens the log file (its directory created 0700) and writes what was buffered. Returns its
+// path, "" when logging is off or the file cannot be opened (then logging stops quietly).
+std::string open_file();
+// The path the log uses for this host.
+std::string default_path(const HostEnv& host);
 
 }  // namespace blaude::log

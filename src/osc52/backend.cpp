@@ -60,11 +60,8 @@ std::string find_program(const std::string& name, const std::string& path_var) {
   return find_executable(name, path_var, RelativeEntries::Skip).value_or("");
 }
 
-HostFacts probe_host(bool no_clipboard) {
-  auto env = [](const char* k) {
-    const char* v = std::getenv(k);
-    return std::string(v ? v : "");
-  };
+HostFacts probe_host(const HostEnv& host, bool no_clipboard) {
+  auto env = [&](const char* k) { return host.get(k); };
   HostFacts h;
   h.disabled = no_clipboard || env("OSC52_NO_CLIPBOARD") == "1";
   if (h.disabled) return h;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "common/host_env.hpp"
 #include "osc52/decode.hpp"
 
 namespace blaude::osc52 {
@@ -34,7 +35,7 @@ Backend choose_backend(const HostFacts& h);
 std::vector<std::string> helper_argv(const Backend& b, Target t);
 
 // Reads the environment and searches PATH. `no_clipboard` is the --no-clipboard flag.
-HostFacts probe_host(bool no_clipboard);
+HostFacts probe_host(const HostEnv& host, bool no_clipboard);
 
 // The PATH search used by probe_host: the first executable regular file `name` in `path_var`.
 std::string find_program(const std::string& name, const std::string& path_var);

@@ -89,8 +89,8 @@ std::optional<Config> configure(const HostFacts& h) {
   return c;
 }
 
-std::optional<Config> configure(bool no_clipboard) {
-  HostFacts h = probe_host(no_clipboard);
+std::optional<Config> configure(const HostEnv& host, bool no_clipboard) {
+  HostFacts h = probe_host(host, no_clipboard);
   std::optional<Config> c = configure(h);
   if (h.disabled) spdlog::info("osc52: clipboard interception is off (--no-clipboard or OSC52_NO_CLIPBOARD=1)");
   else if (!c) spdlog::info("osc52: no clipboard tool for this session; OSC 52 passes through to the terminal");

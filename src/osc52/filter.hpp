@@ -1,7 +1,7 @@
 // The OSC 52 stage of the child→terminal path: the scanner wrapped as a pty::OutputFilter whose
-// accepted copies go to a Sink. main decides with configure() whether to install it at all.
+// accepted copies go to a Sink. The app layer decides with configure() whether to install it.
 //
-//   if (auto cfg = osc52::configure(o.no_clipboard))
+//   if (auto cfg = osc52::configure(host, o.no_clipboard))
 //     so.make_filter = [c = *cfg](uv_loop_t* loop) { return osc52::make_filter(loop, c); };
 #pragma once
 #include <uv.h>
@@ -27,7 +27,7 @@ struct Config {
 // (disabled, or no usable tool: the sequences then reach the user's terminal untouched).
 std::optional<Config> configure(const HostFacts& h);
 // The shell around it: probes the host once and logs the decision (never prints).
-std::optional<Config> configure(bool no_clipboard);
+std::optional<Config> configure(const HostEnv& host, bool no_clipboard);
 
 // The filter for a session; its copies go to the configured tool, spawned on `loop`.
 std::unique_ptr<pty::OutputFilter> make_filter(uv_loop_t* loop, const Config& cfg);

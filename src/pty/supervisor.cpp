@@ -124,8 +124,7 @@ int supervise(const Command& cmd, const SuperviseOptions& opts) {
     std::fprintf(stderr, "blaude: %s\n", r.message.c_str());
     return r.exit_code;
   }
-  bool tty = isatty(0) && isatty(1);
-  if (tty && !opts.force_pipes) return run_pty(r.path, cmd, opts);
+  if (opts.terminal) return run_pty(r.path, cmd, opts);
   return run_plain(r.path, cmd);
 }
 

@@ -16,7 +16,9 @@ struct SuperviseOptions {
   // substitutes the recorder's own terminal here.
   std::function<std::optional<Endpoint>()> endpoint;
   SessionLimits limits;
-  bool force_pipes = false;  // never allocate a pty
+  // Whether blaude's stdin and stdout are terminals (the app layer read it once): a pty session,
+  // else pipes mode on blaude's own stdio.
+  bool terminal = true;
 };
 
 // Returns blaude's exit code: the child's code, 128+N for signal N, 126/127 when it cannot be

@@ -158,7 +158,7 @@ bool denied(std::string_view name, bool remote_control) {
          std::find(u.begin(), u.end(), name) != u.end();
 }
 
-EnvList filter_env(const std::vector<std::string>& host_env, const cli::Options& o,
+EnvList filter_env(const std::vector<std::string>& host_env, const EnvRules& o,
                    const EnvContext& ctx) {
   // Sorted by name, as the bash blaude's `compgen -e` walked them; first definition wins.
   std::map<std::string, std::string, std::less<>> host;
@@ -171,7 +171,7 @@ EnvList filter_env(const std::vector<std::string>& host_env, const cli::Options&
     auto it = host.find(k);
     return it == host.end() ? std::string() : it->second;
   };
-  const bool rc = o.remote_control_mode();
+  const bool rc = o.remote_control;
   const bool keep = o.keep_env || !ctx.sandboxed;
   Env env;
 
@@ -208,7 +208,7 @@ EnvList filter_env(const std::vector<std::string>& host_env, const cli::Options&
       if (!get(k).empty()) env.set(k, get(k));
     }
   }
-  if (o.ssh && !ctx.ssh_auth_sock.empty()) env.set("SSH_AUTH_SOCK", ctx.ssh_auth_sock);
+  if (!ctx.ssh_auth_sock.empty()) env.set("SSH_AUTH_SOCK", ctx.ssh_auth_sock);
 
   // 4./5. Forced values and unsets, under every mode.
   for (auto k : forced_names(rc)) env.set(k, "1");
@@ -238,12 +238,11 @@ EnvList filter_env(const std::vector<std::string>& host_env, const cli::Options&
   }
 
   // 7. The user's --env, last: it may override anything above, deliberately.
-  for (const auto& [k, v] : o.env) env.set(k, v);
+  for (const auto& [k, v] : o.user_env) env.set(k, v);
   return env.take();
 }
 
-std::vector<std::string> env_notices(const std::vector<std::string>& host_env,
-                                     const cli::Options& o) {
+std::vector<std::string> env_notices(const std::vector<std::string>& host_env, const EnvRules& o) {
   auto has = [&](std::string_view name, bool nonempty) {
     for (const auto& kv : host_env) {
       if (kv.size() > name.size() && starts_with(kv, name) && kv[name.size()] == '=') {
@@ -260,7 +259,7 @@ std::vector<std::string> env_notices(const std::vector<std::string>& host_env,
       out.push_back("  Unset it before launching, or run claude directly for a restricted session.");
     }
   }
-  if (o.remote_control_mode()) {
+  if (o.remote_control) {
     out.push_back("Note: Remote Control mode: telemetry and GrowthBook feature-flag fetching are on for");
     out.push_back("  this session (required for Remote Control eligibility; off in normal sessions).");
     if (has("ANTHROPIC_API_KEY", true) || has("CLAUDE_CODE_OAUTH_TOKEN", true)) {

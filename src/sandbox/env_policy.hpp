@@ -7,11 +7,20 @@
 #include <utility>
 #include <vector>
 
-#include "cli/options.hpp"
 
 namespace blaude::sandbox {
 
 using EnvList = std::vector<std::pair<std::string, std::string>>;
+
+// What the user asked for that the policy reads (from the command line, via the app layer).
+struct EnvRules {
+  bool keep_env = false;        // --keep-env
+  bool remote_control = false;  // --remote-control or the remote-control subcommand
+  bool git = false;             // GH_TOKEN/GITHUB_TOKEN pass
+  bool keyring = false;         // DBUS_SESSION_BUS_ADDRESS passes
+  bool no_network = false;      // only for a notice
+  EnvList user_env;             // --env KEY=VALUE, in order, applied last
+};
 
 // Facts computed elsewhere (the bwrap planner, HostFacts): the policy only places them.
 struct EnvContext {
@@ -22,20 +31,19 @@ struct EnvContext {
   std::string user;  // USER inside ("" → host USER, else LOGNAME, else "root")
   std::string path;  // PATH inside (sandbox_path(HostFacts)); the host PATH is never used
   unsigned uid = 0;  // sandbox uid → XDG_RUNTIME_DIR=/run/user/<uid>
-  // GOPATH/CARGO_HOME are derived from home; these come after them: NVM_DIR, FNM_DIR,
-  // NPM_CONFIG_PREFIX, PNPM_HOME, COREPACK_HOME as the planner found them.
+  // GOPATH/CARGO_HOME are derived from home; these come after them (NVM_DIR when the planner
+  // mounts nvm's node).
   EnvList tool_env;
   std::string ssh_auth_sock;  // agent socket path inside the sandbox; "" unless --ssh found one
 };
 
 // host_env: KEY=VALUE strings as in environ (order irrelevant; duplicates: first wins).
 // Returns the child's complete environment, each name once, in the order the rules set them.
-EnvList filter_env(const std::vector<std::string>& host_env, const cli::Options& o,
+EnvList filter_env(const std::vector<std::string>& host_env, const EnvRules& rules,
                    const EnvContext& ctx);
 
 // Lines for stderr before launch: CLAUDE_CODE_RESTRICTED, Remote Control notices.
-std::vector<std::string> env_notices(const std::vector<std::string>& host_env,
-                                     const cli::Options& o);
+std::vector<std::string> env_notices(const std::vector<std::string>& host_env, const EnvRules& rules);
 
 // The rule tables, exposed for tests and documentation.
 const std::vector<std::string_view>& forced_names(bool remote_control);  // set to "1"

@@ -1,7 +1,10 @@
-// What to start: the whole argv (bwrap … -- cmd … on Linux), the environment bwrap itself gets,
-// and what the user should be told first. Produced by pure planners, executed by main via the
-// PTY supervisor.
+// What a backend's pure planner decided: the whole argv (bwrap … -- cmd … on Linux), the data
+// that reaches the sandbox through descriptors, the host preparations the launch needs, and
+// what the user should be told first. The app layer prints it (--dry-run stops there), runs the
+// preparations, then starts the argv under the PTY supervisor.
 #pragma once
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -15,10 +18,26 @@ struct DataFd {
   std::string content;
 };
 
+// A change on the host that the launch needs, listed by the planner and made by the app layer's
+// prepare step, after every decision (so bad input, or --dry-run, changes nothing).
+struct HostPrep {
+  enum class Kind {
+    MakeDir,      // mkdir `path` (mode), its parent must exist
+    CreateFile,   // an empty file, O_CREAT|O_EXCL|O_NOFOLLOW (never through a planted link)
+    ReplaceFile,  // atomic replace with `content`
+  };
+  Kind kind = Kind::MakeDir;
+  std::string path;
+  mode_t mode = 0700;
+  std::string content;
+  bool required = true;  // false: a failure is logged and the launch goes on (a cache file)
+  std::string why;       // shown by --dry-run: "claude keeps its settings there"
+};
+
 struct LaunchPlan {
   std::vector<std::string> argv;
-  std::vector<std::string> env;    // KEY=VALUE for the launched process (bwrap); empty = none
   std::vector<DataFd> data_fds;
+  std::vector<HostPrep> preparations;
   std::vector<std::string> notes;  // printed to stderr before the session starts
   std::vector<std::string> warnings;
 };

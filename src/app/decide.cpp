@@ -1,0 +1,156 @@
+// Deciding a launch: everything is read and judged here, nothing is written. A Failure from any
+// step leaves the host exactly as it was.
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+#include "app/apparmor.hpp"
+#include "app/claude_settings.hpp"
+#include "app/launch.hpp"
+#include "cli/command.hpp"
+#include "common/path_search.hpp"
+#include "sandbox/bwrap/host_facts.hpp"
+#include "sandbox/bwrap/plan.hpp"
+#include "sandbox/env_policy.hpp"
+#include "sandbox/request.hpp"
+
+namespace blaude::app {
+
+namespace {
+
+namespace bw = sandbox::bwrap;
+
+sandbox::EnvRules env_rules(const cli::Options& o) {
+  sandbox::EnvRules r;
+  r.keep_env = o.keep_env;
+  r.remote_control = o.remote_control_mode();
+  r.git = o.git;
+  r.keyring = o.keyring;
+  r.no_network = o.no_network;
+  r.user_env = o.env;
+  return r;
+}
+
+sandbox::SandboxRequest sandbox_request(const cli::Options& o, const std::vector<std::string>& argv) {
+  sandbox::SandboxRequest r;
+  r.command = argv;
+  for (const auto& m : o.mounts) r.mounts.push_back({m.path, m.rw});
+  r.git = o.git;
+  r.ssh = o.ssh;
+  r.aws = o.aws;
+  r.keyring = o.keyring;
+  r.no_network = o.no_network;
+  r.tmp = o.tmp;
+  r.clear_tmp = o.clear_tmp;
+  r.allow_protected_writes = o.allow_protected_writes;
+  return r;
+}
+
+// The seed's messages for a program that is not there.
+Failure missing_program(const std::string& name) {
+  if (name == "claude")
+    return {"claude is not installed or not in PATH", "Install from: https://docs.anthropic.com/en/docs/claude-code"};
+  return {name + " is not installed or not in PATH",
+          name == "claudechic" ? "Install with: uv tool install claudechic" : "Check the name, or install it first."};
+}
+
+bool runs_claude(const cli::Options& o, const std::vector<std::string>& argv) {
+  const std::string& prog = argv.front();
+  return o.exec.empty() || prog == "claude" || prog.ends_with("/claude");
+}
+
+// What both modes add after the environment's notices: Claude's own settings that would block
+// bypass mode, and (when claude runs) the onboarding files to update.
+void claude_checks(const HostEnv& host, const cli::Options& o, const std::vector<std::string>& argv, Launch& l) {
+  bool skips = false;
+  for (const auto& a : argv) skips = skips || a == cli::kSkipPermissions;
+  if (skips) {
+    auto files = settings_files(host.home, host.get("CLAUDE_CONFIG_DIR"), host.cwd.empty() ? "." : host.cwd,
+                                o.tmp, list_json_files(std::string(kManagedDir) + "/managed-settings.d"));
+    if (auto blocker = find_bypass_blocker(files)) {
+      auto w = bypass_warning(*blocker);
+      l.notices.insert(l.notices.end(), w.begin(), w.end());
+    }
+  }
+  // `--exec bash` leaves ~/.claude.json alone (and does not pay for parsing it).
+  if (runs_claude(o, argv)) l.onboarding_files = onboarding_files(host.home, host.get("CLAUDE_CONFIG_DIR"));
+}
+
+}  // namespace
+
+Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std::vector<std::string>& argv) {
+  using clock = std::chrono::steady_clock;
+  Launch l;
+  l.sandboxed = true;
+  const sandbox::EnvRules rules = env_rules(o);
+  l.notices = sandbox::env_notices(host.environ, rules);
+  sandbox::SandboxRequest req = sandbox_request(o, argv);
+
+  const auto t0 = clock::now();
+  bw::HostFacts facts = bw::HostFacts::probe(host, req);
+  const auto t1 = clock::now();
+  // Prerequisites first: no question is asked for a launch that cannot happen.
+  if (facts.bwrap.empty())
+    return Failure{"bubblewrap (bwrap) is not installed", "Install with: apt install bubblewrap  OR  dnf install bubblewrap"};
+  if (o.exec.empty() && facts.exe.found.empty()) return missing_program(argv.front());
+
+  // The project policy (.blaude / .xclaude) and the user's, trust-gated (not under --tmp, where
+  // no project is mounted). --dry-run neither asks nor records trust.
+  if (!o.tmp) {
+    auto gate = sandbox::trust::gate_request(host, o.trust_policy);
+    auto g = o.dry_run ? sandbox::trust::load_policies(gate) : sandbox::trust::run_trust_gate(gate);
+    if (g.status != sandbox::trust::GateResult::Status::Proceed) return Failure{g.message, g.hint};
+    if (!g.note.empty()) l.notices.push_back(g.note);
+    req.grants = std::move(g.loaded.grants);
+    facts.probe_grants(req.grants);
+    if (g.to_record) {
+      l.gate = gate;
+      l.trust_answer = std::move(g.to_record);
+    }
+  }
+  auto aa = apparmor::startup_warning(apparmor::probe(host, facts.bwrap));
+  l.notices.insert(l.notices.end(), aa.begin(), aa.end());
+  claude_checks(host, o, argv, l);
+
+  sandbox::EnvContext ctx;
+  ctx.sandboxed = true;
+  ctx.home = facts.home;
+  ctx.user = facts.user;
+  ctx.path = bw::sandbox_path(facts);
+  ctx.uid = bw::sandbox_uid(facts);
+  if (!facts.nvm_node_bin.empty()) ctx.tool_env.emplace_back("NVM_DIR", facts.nvm_dir);
+  if (const std::string sock = facts.env_or("SSH_AUTH_SOCK");
+      o.ssh && !sock.empty() && facts.at(sock).kind == bw::Kind::Socket)
+    ctx.ssh_auth_sock = sock;
+  const sandbox::EnvList env = sandbox::filter_env(host.environ, rules, ctx);
+  try {
+    l.plan = bw::plan(req, facts, env);
+  } catch (const bw::PlanError& e) {
+    return Failure{e.what(), e.hint};
+  }
+  const auto t2 = clock::now();
+  using us = std::chrono::microseconds;
+  spdlog::info("sandbox: probe {} us ({} workspace entries of interest), plan {} us, {} bwrap args",
+               std::chrono::duration_cast<us>(t1 - t0).count(), facts.ws.hits.size() + facts.ws.links.size(),
+               std::chrono::duration_cast<us>(t2 - t1).count(), l.plan.argv.size());
+  l.bwrap = facts.bwrap;
+  return l;
+}
+
+Decision decide_unsandboxed(const HostEnv& host, const cli::Options& o, const std::vector<std::string>& argv) {
+  Launch l;
+  l.sandboxed = false;
+  if (o.exec.empty() && !find_executable(argv.front(), host.get("PATH"))) return missing_program(argv.front());
+  const sandbox::EnvRules rules = env_rules(o);
+  l.notices = sandbox::env_notices(host.environ, rules);
+  l.notices.insert(l.notices.begin(), "blaude: --no-sandbox: no sandbox is active; " + argv.front() +
+                                          " runs with your full access to this machine");
+  claude_checks(host, o, argv, l);
+  sandbox::EnvContext ctx;
+  ctx.sandboxed = false;
+  l.child_env = sandbox::to_environ(sandbox::filter_env(host.environ, rules, ctx));
+  l.plan.argv = argv;
+  return l;
+}
+
+}  // namespace blaude::app

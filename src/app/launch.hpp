@@ -1,0 +1,48 @@
+// Internal to the app layer: a launch as decided, before anything on the host has changed.
+// decide_*() fill it (reads only); prepare() makes the changes it lists; supervise() runs it.
+#pragma once
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "app/failure.hpp"
+#include "cli/options.hpp"
+#include "common/host_env.hpp"
+#include "sandbox/launch_plan.hpp"
+#include "sandbox/trust/gate.hpp"
+
+namespace blaude::app {
+
+struct Launch {
+  bool sandboxed = true;
+  sandbox::LaunchPlan plan;            // argv: bwrap … -- cmd (sandboxed) or the command itself
+  std::vector<std::string> child_env;  // the started process's environment (bwrap: none)
+  std::vector<std::string> notices;    // whole lines for stderr, before the plan's warnings/notes
+  std::vector<std::string> onboarding_files;  // .claude.json files to give the onboarding flags
+  // A "yes" to the trust question, recorded by prepare() once the launch is decided.
+  std::optional<sandbox::trust::GateRequest> gate;
+  std::optional<sandbox::trust::TrustEntry> trust_answer;
+  std::string bwrap;  // sandboxed: the bwrap that runs, to explain its failure
+};
+
+using Decision = std::variant<Launch, Failure>;
+
+// Pure over what they are given except for the reads they name (the bwrap probe, the policy
+// files, the trust question on the terminal).
+Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std::vector<std::string>& argv);
+Decision decide_unsandboxed(const HostEnv& host, const cli::Options& o, const std::vector<std::string>& argv);
+
+// Prints the notices, warnings and notes (and with --debug the command) to stderr; with
+// --dry-run the plan itself, including the host preparations it would make, to stdout.
+void report(const Launch& l, const cli::Options& o);
+
+// Makes the host changes the launch listed: the log file, the plan's preparations, the trust
+// answer, the onboarding flags. The only step that writes; --dry-run never reaches it.
+std::optional<Failure> prepare(const Launch& l);
+
+// Starts the launch under the PTY supervisor (asciinema guard, OSC 52 filter) and returns the
+// exit code; explains a bwrap that could not create its namespaces.
+int supervise(const HostEnv& host, const cli::Options& o, const Launch& l);
+
+}  // namespace blaude::app

@@ -1,0 +1,55 @@
+// Telling the user what was decided, before anything happens. --dry-run is this step alone.
+#include <cstdio>
+
+#include "app/launch.hpp"
+#include "common/shell_quote.hpp"
+#include "sandbox/bwrap/format.hpp"
+
+namespace blaude::app {
+
+namespace {
+
+void say(const char* kind, const std::string& text) { std::fprintf(stderr, "blaude: %s%s\n", kind, text.c_str()); }
+
+// The host preparations as shell a user can run before the printed command (so that what
+// --dry-run prints works when pasted), or as a comment where no one-liner says it.
+std::string format_preparations(const std::vector<sandbox::HostPrep>& preps) {
+  std::string out;
+  for (const auto& p : preps) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%o", unsigned(p.mode));
+    switch (p.kind) {
+      case sandbox::HostPrep::Kind::MakeDir:
+        out += "mkdir -p -m " + std::string(mode) + " " + shell_quote(p.path);
+        break;
+      case sandbox::HostPrep::Kind::CreateFile:
+        out += "(umask 077 && set -C && : > " + shell_quote(p.path) + ")";
+        break;
+      case sandbox::HostPrep::Kind::ReplaceFile:
+        out += "# blaude writes " + shell_quote(p.path) + " (" + std::to_string(p.content.size()) + " bytes)";
+        break;
+    }
+    out += "  # " + p.why + (p.required ? "" : " (optional)") + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+void report(const Launch& l, const cli::Options& o) {
+  for (const auto& n : l.notices) std::fprintf(stderr, "%s\n", n.c_str());
+  for (const auto& w : l.plan.warnings) say("warning: ", w);
+  for (const auto& n : l.plan.notes) say("note: ", n);
+  if (!l.sandboxed) {
+    if (o.debug) std::fprintf(stderr, "\033[2m%s\033[0m\n", shell_quote(l.plan.argv).c_str());
+  } else if (o.dry_run) {
+    std::fputs(format_preparations(l.plan.preparations).c_str(), stdout);
+    std::fputs(sandbox::bwrap::format_command(l.plan).c_str(), stdout);
+  } else if (o.debug) {
+    std::fputs(sandbox::bwrap::format_command(l.plan).c_str(), stderr);
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+}
+
+}  // namespace blaude::app

@@ -1,0 +1,90 @@
+// The one place that sequences a session: read the host, decide (trust gate, environment,
+// plan), report, prepare, supervise. Every step below returns here; nothing calls back up.
+#include "app/run.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "app/apparmor.hpp"
+#include "app/doctor.hpp"
+#include "app/launch.hpp"
+#include "cli/command.hpp"
+#include "common/file_io.hpp"
+#include "common/log.hpp"
+#include "common/path_search.hpp"
+#include "common/shell_quote.hpp"
+#include "sandbox/trust/gate.hpp"
+
+namespace blaude::app {
+
+namespace {
+
+Outcome print_policy(const HostEnv& host, const cli::Options& o) {
+  auto req = sandbox::trust::gate_request(host, o.trust_policy);
+  auto r = sandbox::trust::load_policies(req);
+  if (r.status != sandbox::trust::GateResult::Status::Proceed) return Failure{r.message, r.hint};
+  std::fputs(sandbox::trust::format_policy_report(r.loaded, sandbox::trust::is_trusted(req, r.loaded)).c_str(),
+             stdout);
+  return 0;
+}
+
+}  // namespace
+
+Outcome run(const cli::Options& o) {
+  const HostEnv host = HostEnv::read();
+  log::init(host, o.debug);
+  const std::vector<std::string> argv = cli::choose_command(o, host.stdin_tty);
+  spdlog::info("blaude {} starting: {}", BLAUDE_VERSION, shell_quote(argv));
+  if (o.print_policy) return print_policy(host, o);
+
+  Decision d = o.no_sandbox ? decide_unsandboxed(host, o, argv) : decide_sandboxed(host, o, argv);
+  if (auto* f = std::get_if<Failure>(&d)) return *f;
+  const Launch& launch = std::get<Launch>(d);
+  report(launch, o);
+  if (o.dry_run) return 0;
+  if (auto f = prepare(launch)) return *f;
+  int rc = supervise(host, o, launch);
+  spdlog::info("exit code {}", rc);
+  return rc;
+}
+
+Outcome host_bypass(const cli::Options& o) {
+  const HostEnv host = HostEnv::read();
+  auto claude = find_executable("claude", host.get("PATH"));
+  if (!claude)
+    return Failure{"claude is not installed or not in PATH",
+                   "Install from: https://docs.anthropic.com/en/docs/claude-code"};
+  auto argv = cli::choose_command(o, true);
+  if (o.dry_run) {
+    std::fprintf(stderr, "%s\n", shell_quote(argv).c_str());
+    return 0;
+  }
+  std::vector<char*> cargv;
+  for (auto& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  ::execv(claude->c_str(), cargv.data());
+  return Failure{*claude + ": " + errno_text(), "", 126};
+}
+
+Outcome run_doctor() {
+  const HostEnv host = HostEnv::read();
+  auto lines = doctor::report(doctor::probe(host));
+  for (const auto& l : lines) std::printf("%s\n", l.text.c_str());
+  return doctor::exit_code(lines);
+}
+
+Outcome run_fix_apparmor() {
+  const HostEnv host = HostEnv::read();
+  std::string bwrap = find_executable("bwrap", host.get("PATH"), RelativeEntries::Skip).value_or("");
+  auto facts = apparmor::probe(host, bwrap);
+  auto verdict = apparmor::decide(facts);
+  if (verdict == apparmor::Verdict::Install)
+    std::printf("Installing AppArmor profile for %s...\n", facts.bwrap_path.c_str());
+  auto out = verdict == apparmor::Verdict::Install ? apparmor::install(facts) : apparmor::describe(verdict, facts);
+  if (out.failure) return *out.failure;
+  for (const auto& l : out.lines) std::printf("%s\n", l.c_str());
+  return out.exit_code;
+}
+
+}  // namespace blaude::app

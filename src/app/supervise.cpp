@@ -1,0 +1,64 @@
+// Running the decided launch: the asciinema guard and the OSC 52 filter around the PTY
+// supervisor, and an explanation when bwrap itself could not start the sandbox.
+#include <spdlog/spdlog.h>
+
+#include <system_error>
+
+#include "app/launch.hpp"
+#include "asciinema/guard.hpp"
+#include "common/shell_quote.hpp"
+#include "osc52/filter.hpp"
+#include "pty/supervisor.hpp"
+#include "sandbox/bwrap/launch.hpp"
+
+namespace blaude::app {
+
+namespace {
+
+asciinema::RecorderEnv recorder_env(const HostEnv& host) {
+  asciinema::RecorderEnv e;
+  if (auto it = host.env.find("ASCIINEMA_REC"); it != host.env.end()) e.rec = it->second;
+  if (auto it = host.env.find("ASCIINEMA_SESSION"); it != host.env.end()) e.session = it->second;
+  return e;
+}
+
+}  // namespace
+
+int supervise(const HostEnv& host, const cli::Options& o, const Launch& l) {
+  pty::Command cmd;
+  sandbox::bwrap::PreparedLaunch prepared;
+  if (l.sandboxed) {
+    try {
+      prepared = sandbox::bwrap::prepare_launch(l.plan);
+    } catch (const std::system_error& e) {
+      print(Failure{std::string("cannot prepare the sandbox: ") + e.what(), ""});
+      return 1;
+    }
+    cmd.argv = prepared.argv;
+    cmd.keep_fds = prepared.keep_fds;
+  } else {
+    cmd.argv = l.plan.argv;
+  }
+  // bwrap's own environment is what its pid-1 reaper keeps, readable at /proc/1/environ inside:
+  // it gets none; the sandbox's environment is entirely in its --setenv options.
+  cmd.env = l.child_env;
+
+  // Declared before the session: the recorder guard resumes a paused asciinema after it.
+  asciinema::Guard recorder(o.no_asciinema, recorder_env(host));
+  pty::SuperviseOptions so;
+  so.endpoint = [&recorder] { return recorder.endpoint(); };
+  so.terminal = host.stdio_tty();
+  // OSC 52 copies go to the host clipboard; with no usable tool the bytes pass untouched.
+  if (auto clip = osc52::configure(host, o.no_clipboard))
+    so.make_filter = [c = *clip](uv_loop_t* loop) { return osc52::make_filter(loop, c); };
+
+  spdlog::info("launching: {}", shell_quote(cmd.argv));
+  int rc = pty::supervise(cmd, so);
+  if (l.sandboxed && rc == 1) {
+    auto why = sandbox::bwrap::explain_failure(l.bwrap);
+    if (!why.empty()) print(Failure{why[0], why[1]});
+  }
+  return rc;
+}
+
+}  // namespace blaude::app

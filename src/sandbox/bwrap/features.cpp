@@ -1,0 +1,87 @@
+#include "sandbox/bwrap/features.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "common/file_io.hpp"
+
+namespace blaude::sandbox::bwrap {
+
+std::string bwrap_identity(const std::string& bwrap) {
+  struct stat st;
+  if (::stat(bwrap.c_str(), &st) != 0) return {};
+  char buf[256];
+  std::snprintf(buf, sizeof buf, " dev=%llu ino=%llu size=%lld mtime=%lld.%09ld ctime=%lld.%09ld",
+                (unsigned long long)st.st_dev, (unsigned long long)st.st_ino, (long long)st.st_size,
+                (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec,
+                st.st_ctim.tv_nsec);
+  return bwrap + buf;
+}
+
+int run_bwrap_quietly(const std::string& bwrap, const std::vector<std::string>& args, int timeout_ms) {
+  std::vector<std::string> argv{bwrap};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunOptions o;
+  o.timeout_ms = timeout_ms;
+  o.env = std::vector<std::string>{};
+  o.capture = false;
+  return run_capture(argv, o).status;
+}
+
+RunResult probe_userns(const std::string& bwrap) {
+  RunOptions o;
+  o.timeout_ms = 10000;
+  o.env = std::vector<std::string>{};
+  // The namespaces of a default session (the host's network).
+  return run_capture({bwrap, "--unshare-all", "--share-net", "--die-with-parent", "--ro-bind", "/", "/", "--", "true"}, o);
+}
+
+namespace {
+
+// ~/.cache/blaude when it is a dir of ours (a link or someone else's dir is never used).
+bool cache_dir_ok(const std::string& dir, uid_t uid) {
+  struct stat st;
+  return ::lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid;
+}
+
+}  // namespace
+
+BwrapFeatures bwrap_features(const std::string& bwrap, const std::string& home, uid_t uid) {
+  BwrapFeatures r;
+  const std::string id = bwrap_identity(bwrap);
+  if (id.empty()) {
+    r.probe_failed = true;
+    return r;
+  }
+  const std::string dir = home.empty() ? "" : home + "/.cache/blaude";
+  const std::string file = dir.empty() ? "" : dir + "/bwrap-features-" + std::to_string(uid);
+  if (!file.empty() && cache_dir_ok(dir, uid)) {
+    std::string c = read_small_file(file, 1024, Follow::No).value_or("");
+    if (c.rfind(id + "\n", 0) == 0) {
+      r.overlay = c.find("\noverlay=1\n") != std::string::npos;
+      return r;
+    }
+  }
+  // bwrap parses every option before acting on --version, so an unknown option fails here
+  // without creating a namespace. A bwrap that cannot even print its version is broken.
+  int with = run_bwrap_quietly(bwrap, {"--overlay-src", "/", "--tmp-overlay", "/", "--version"});
+  if (with == 0) {
+    r.overlay = true;
+  } else if (run_bwrap_quietly(bwrap, {"--version"}) != 0) {
+    r.probe_failed = true;
+    return r;
+  }
+  if (!file.empty()) {
+    // ~/.cache, then ~/.cache/blaude (0700), then the entry; none of it is needed to launch.
+    for (const std::string& d : {home + "/.cache", dir})
+      r.cache_writes.push_back(HostPrep{HostPrep::Kind::MakeDir, d, 0700, "", false, "bwrap feature cache"});
+    r.cache_writes.push_back(HostPrep{HostPrep::Kind::ReplaceFile, file, 0600,
+                             id + "\noverlay=" + (r.overlay ? "1" : "0") + "\n", false,
+                             "bwrap feature cache (which options this bwrap accepts)"});
+  }
+  return r;
+}
+
+}  // namespace blaude::sandbox::bwrap

@@ -1,0 +1,36 @@
+// What the installed bwrap can do, asked by behaviour (does it accept the options?), not by
+// version string, and cached per bwrap binary under ~/.cache/blaude.
+#pragma once
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "common/subprocess.hpp"
+#include "sandbox/launch_plan.hpp"
+
+namespace blaude::sandbox::bwrap {
+
+struct BwrapFeatures {
+  bool overlay = false;       // --overlay-src/--tmp-overlay (bubblewrap 0.9+)
+  bool probe_failed = false;  // bwrap did not answer; nothing is cached
+  std::vector<HostPrep> cache_writes;  // the refreshed cache entry (and its dirs), when stale
+};
+
+// The identity the cache is keyed by: path, device, inode, size, mtime and ctime of the binary,
+// so an upgrade or a downgrade invalidates it.
+std::string bwrap_identity(const std::string& bwrap);
+
+// Reads the cache, or asks bwrap (a few ms) when it is stale; never writes: a stale cache's new
+// entry is returned as a preparation. home "" (or not ours): no cache.
+BwrapFeatures bwrap_features(const std::string& bwrap, const std::string& home, uid_t uid);
+
+// Runs bwrap with these arguments and an empty environment, output discarded, at most
+// timeout_ms; its exit status (-1 if it could not run or timed out).
+int run_bwrap_quietly(const std::string& bwrap, const std::vector<std::string>& args, int timeout_ms = 5000);
+
+// Whether bwrap can create the namespaces a sandbox needs, by making a minimal one: its exit
+// status and output. Used by `blaude doctor` and to explain a launch that failed.
+RunResult probe_userns(const std::string& bwrap);
+
+}  // namespace blaude::sandbox::bwrap

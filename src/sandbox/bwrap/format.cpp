@@ -1,0 +1,82 @@
+#include "sandbox/bwrap/format.hpp"
+
+#include <map>
+
+#include "common/shell_quote.hpp"
+
+namespace blaude::sandbox::bwrap {
+
+namespace {
+
+int arity(const std::string& opt) {
+  static const std::map<std::string, int> n = {
+      {"--bind", 2}, {"--ro-bind", 2}, {"--dev-bind", 2}, {"--bind-try", 2}, {"--ro-bind-try", 2},
+      {"--symlink", 2}, {"--setenv", 2}, {"--ro-bind-data", 2}, {"--bind-data", 2},
+      {"--tmpfs", 1}, {"--dir", 1}, {"--dev", 1}, {"--proc", 1}, {"--mqueue", 1},
+      {"--unsetenv", 1}, {"--chdir", 1}, {"--hostname", 1}, {"--uid", 1}, {"--gid", 1},
+      {"--cap-drop", 1}, {"--cap-add", 1}, {"--overlay-src", 1}, {"--tmp-overlay", 1},
+      {"--ro-overlay", 1}, {"--remount-ro", 1}, {"--perms", 1}, {"--args", 1}, {"--file", 2},
+      {"--seccomp", 1}, {"--chmod", 2}};
+  auto it = n.find(opt);
+  return it == n.end() ? 0 : it->second;
+}
+
+// Options that only make sense with the next one share its line.
+bool joins_next(const std::string& opt) { return opt == "--overlay-src" || opt == "--perms"; }
+
+}  // namespace
+
+std::string format_command(const std::vector<std::string>& argv) {
+  if (argv.empty()) return "";
+  std::string out = shell_quote(argv[0]);
+  size_t i = 1;
+  std::string line;
+  auto flush = [&] {
+    if (!line.empty()) out += " \\\n  " + line;
+    line.clear();
+  };
+  std::string prev;
+  while (i < argv.size()) {
+    const std::string& a = argv[i];
+    if (a == "--") break;
+    bool joined = joins_next(prev) || (a == "--ro-bind-data" && prev == "--dir") ||
+                  (a == "--remount-ro" && prev == "--tmpfs") || (a == "--uid" || a == "--gid") ||
+                  (a == "--hostname" && prev == "--unshare-uts");
+    if (!joined) flush();
+    if (!line.empty()) line += ' ';
+    line += shell_quote(a);
+    int n = arity(a);
+    for (int k = 0; k < n && i + 1 < argv.size(); ++k) line += ' ' + shell_quote(argv[++i]);
+    prev = a;
+    ++i;
+  }
+  flush();
+  for (; i < argv.size(); ++i) line += (line.empty() ? "" : " ") + shell_quote(argv[i]);
+  flush();
+  return out + "\n";
+}
+
+std::string format_command(const LaunchPlan& plan) {
+  std::vector<std::string> argv = plan.argv;
+  std::string docs, redirects;
+  int fd = 3;
+  for (const auto& d : plan.data_fds) {
+    for (auto& a : argv)
+      if (a == d.token) a = std::to_string(fd);
+    std::string delim = "BLAUDE_DATA_" + std::to_string(fd);
+    // The delimiter must not occur as a line of the content.
+    while (("\n" + d.content + "\n").find("\n" + delim + "\n") != std::string::npos) delim += "_";
+    redirects += " " + std::to_string(fd) + "<<'" + delim + "'";
+    // A here-document always ends in a newline; the data is text (resolv.conf), so that is harmless.
+    docs += d.content;
+    if (d.content.empty() || d.content.back() != '\n') docs += '\n';
+    docs += delim + "\n";
+    ++fd;
+  }
+  std::string out = format_command(argv);
+  if (docs.empty()) return out;
+  out.pop_back();  // the final newline: the redirections belong on the command's last line
+  return out + redirects + "\n" + docs;
+}
+
+}  // namespace blaude::sandbox::bwrap

@@ -1,0 +1,152 @@
+// Everything the bubblewrap planner needs to know about the host, gathered once by probe().
+// The planner reads only this struct, so tests build synthetic hosts by filling it by hand.
+#pragma once
+#include <sys/types.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/host_env.hpp"
+#include "sandbox/launch_plan.hpp"
+#include "sandbox/request.hpp"
+
+namespace blaude::sandbox::bwrap {
+
+enum class Kind { Missing, File, Dir, Symlink, Socket, Other };
+
+// One path as lstat saw it, plus where it leads when followed. `kind` follows symlinks;
+// `lkind` does not. Workspace paths are judged by lkind (the agent can plant links there);
+// host-owned paths ($HOME tools, /etc) by kind.
+struct PathFact {
+  Kind lkind = Kind::Missing;
+  Kind kind = Kind::Missing;
+  std::string real;  // canonical path when it resolves, "" otherwise
+  std::string link;  // raw link text when lkind == Symlink
+};
+
+// A git directory inside the workspace (top-level .git, a nested repo's .git, a submodule's
+// gitdir under .git/modules). Paths are relative to the workspace root.
+struct GitDir {
+  std::string rel;          // e.g. ".git", "packages/app/.git", ".git/modules/lib"
+  PathFact config;          // <rel>/config
+  PathFact hooks;           // <rel>/hooks
+  std::string hooks_path;   // core.hooksPath resolved to a workspace-relative path, "" if none/outside
+  PathFact hooks_path_fact;
+};
+
+// A link found by the pre-scan, with its target resolved like `readlink -m` would.
+struct LinkHit {
+  std::string rel;
+  std::string target;
+};
+
+// What the depth-limited workspace walk found. Protected names are at depth 1..3, links at 1..4.
+struct WorkspaceScan {
+  std::vector<std::pair<std::string, PathFact>> hits;  // rel → fact, for protected names
+  std::vector<GitDir> gitdirs;
+  std::vector<LinkHit> links;
+};
+
+// A package linked into a node tool's global dir (`npm link`, `bun link`, `pnpm link -g`): MCP
+// servers under development keep their login tokens in files at the package root. The root is
+// bound read-only (at `mount`: the enclosing node_modules when it has one), the token files
+// read-write, and only when lstat saw regular files (a planted symlink is never bound).
+struct LinkedPackage {
+  std::string label;  // the tool whose global dir linked it: "nvm", "fnm", "pnpm", "bun"
+  std::string root;   // canonical dir holding package.json
+  std::string mount;  // root, or its node_modules (or node_modules/@scope's node_modules) parent
+  PathFact token_cache;       // <root>/.token-cache.json, lstat only
+  PathFact selected_account;  // <root>/.selected-account.json, lstat only
+};
+
+// A directory holding a program that managed settings (/etc/claude-code) tell claude to run.
+struct ManagedDir {
+  std::string path;
+  bool root_owned = false;  // owner 0 and not group/other-writable: safe to expose read-only
+};
+
+// The program blaude runs (claude, claudechic or the --exec command) as the host resolves it.
+// Inside the sandbox it must be reachable at the same path (the seed: "the claude binary at its
+// own path"); plan() mounts what is missing, e.g. an npm prefix or a custom PATH dir.
+struct ExeFact {
+  // One path met on the way from `found` to `real`, and its form with every parent dir's links
+  // resolved (the last component is not followed): /bin/claude → /usr/bin/claude on merged /usr.
+  struct Hop {
+    std::string path;
+    std::string canon;
+  };
+  std::string name;          // as given: "claude", "claudechic", the --exec word
+  bool from_path = false;    // name has no '/': found by a lookup in the host PATH
+  std::string found;         // the absolute path the host runs; "" when not found
+  std::vector<Hop> hops;     // found, then each symlink's target, up to (excluding) real
+  std::string real;          // canonical path of the executable file
+  // The installed npm package holding it (the dir of package.json above real, when that dir
+  // sits in a node_modules): a native claude.exe or a cli.js needs its package files.
+  std::string package_root;
+};
+
+struct HostFacts {
+  uid_t uid = 1000;
+  gid_t gid = 1000;
+  std::string user;       // login name, for USER
+  std::string home;       // $HOME as the user knows it, normalised (no trailing slash)
+  std::string home_real;  // its canonical path (a symlinked HOME resolves here)
+  std::string cwd;        // the canonical working directory
+  bool stdio_tty = true;  // stdin and stdout are terminals (then blaude supervises a pty)
+
+  std::string bwrap;                  // absolute path, "" when not installed
+  bool overlay = false;               // bwrap accepts --overlay-src/--tmp-overlay (0.9+)
+  bool overlay_probe_failed = false;  // could not ask bwrap; overlay assumed false for this run
+  std::vector<HostPrep> cache_writes;  // the refreshed feature cache, for the prepare step
+
+  std::map<std::string, std::string> env;  // the host environment
+  std::map<std::string, PathFact> paths;   // every absolute path the planner asks about
+
+  std::vector<std::string> tmp_socket_dirs;  // existing /tmp/.X11-unix, /tmp/tmux-*, ... (sorted)
+  std::string resolv_content;                // /etc/resolv.conf content when it is a symlink
+  std::vector<std::string> opt_tool_dirs;    // /opt/<vendor>/<dir> holding a tool on PATH
+  std::string nvm_dir;                       // $NVM_DIR or ~/.nvm
+  std::string nvm_node_bin;                  // current node's bin dir under nvm_dir, "" if none
+  std::string fnm_dir;                       // $FNM_DIR or ${XDG_DATA_HOME:-~/.local/share}/fnm
+  std::string fnm_node_bin;                  // fnm's current node bin (under fnm_dir), "" if none
+  std::string pnpm_home;                     // $PNPM_HOME or ${XDG_DATA_HOME:-~/.local/share}/pnpm
+  std::string corepack_home;                 // $COREPACK_HOME or ${XDG_CACHE_HOME:-~/.cache}/node/corepack
+  std::vector<LinkedPackage> linked_packages;
+  std::vector<ManagedDir> managed_dirs;      // from /etc/claude-code managed settings, deduplicated
+  std::vector<std::string> probe_warnings;   // what the probe could not read (passed on by plan())
+  std::vector<PathFact> mounts;              // one per Options::mounts entry, same order
+  std::vector<std::string> mount_paths;      // those entries made absolute
+  WorkspaceScan ws;
+  ExeFact exe;     // the program that runs
+  ExeFact claude;  // claude as well when exe is another program (--exec bash, --chic): the
+                   // seed binds it at its own path whatever runs; name "" otherwise
+
+  // The fact for an absolute path; Missing when the path was not probed.
+  const PathFact& at(const std::string& path) const;
+  std::string env_or(const std::string& key, const std::string& fallback = "") const;
+
+  // Probes what the planner needs for this request on top of `host` (read once by the app
+  // layer). Reads only: bwrap's feature cache under ~/.cache/blaude is read, and when bwrap
+  // changed, the refreshed entry is listed in cache_writes for the prepare step to write.
+  // The request's mount and grant paths are lstat'ed too.
+  static HostFacts probe(const HostEnv& host, const SandboxRequest& req);
+  // lstats the grants' paths too (the policy is read after the probe: a launch that cannot
+  // start, for want of bwrap, asks no trust question).
+  void probe_grants(const Grants& grants);
+};
+// `name` resolved against `path_env` like execvp would (a name with a '/' is taken as is when
+// absolute), its symlinks followed one by one.
+ExeFact probe_exe(const std::string& name, const std::string& path_env, const std::string& home_real);
+
+// The absolute paths probe() lstats for these options (pure; exposed for tests).
+std::vector<std::string> paths_of_interest(const HostFacts& partial);
+
+// Names the workspace walk prunes below the root (never the root itself, whatever its name).
+bool is_noise_dir(const std::string& name);
+// The protected file names checked at every depth up to 3.
+const std::vector<std::string>& protected_file_names();
+// Also protected at depth 1..3: files named .env* (.env, .env.local, .envrc), as on macOS.
+bool is_env_file_name(const std::string& name);
+
+}  // namespace blaude::sandbox::bwrap

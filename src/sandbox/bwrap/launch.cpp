@@ -1,0 +1,61 @@
+#include "sandbox/bwrap/launch.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+
+#include "common/file_io.hpp"
+#include "sandbox/bwrap/features.hpp"
+
+namespace blaude::sandbox::bwrap {
+
+namespace {
+
+UniqueFd memfd_with(const std::string& name, const std::string& content) {
+  // Close-on-exec like every other descriptor of blaude's (clipboard helpers must not inherit
+  // it); the supervisor clears the flag in bwrap's process only, for Command::keep_fds.
+  UniqueFd fd(::memfd_create(name.c_str(), MFD_CLOEXEC));
+  if (!fd) throw std::system_error(errno, std::generic_category(), "memfd_create");
+  if (!write_all(fd.get(), content)) throw std::system_error(errno, std::generic_category(), "write memfd");
+  ::lseek(fd.get(), 0, SEEK_SET);
+  return fd;
+}
+
+}  // namespace
+
+PreparedLaunch prepare_launch(const LaunchPlan& plan) {
+  PreparedLaunch out;
+  std::vector<std::string> argv = plan.argv;
+  for (const auto& d : plan.data_fds) {
+    UniqueFd fd = memfd_with("blaude-data", d.content);
+    for (auto& a : argv)
+      if (a == d.token) a = std::to_string(fd.get());
+    out.keep_fds.push_back(fd.get());
+    out.fds.push_back(std::move(fd));
+  }
+  if (argv.empty()) return out;
+  size_t end = 1;
+  while (end < argv.size() && argv[end] != "--") ++end;
+  std::string packed;
+  for (size_t i = 1; i < end; ++i) {
+    packed += argv[i];
+    packed += '\0';
+  }
+  UniqueFd args = memfd_with("blaude-args", packed);
+  out.argv = {argv[0], "--args", std::to_string(args.get())};
+  out.argv.insert(out.argv.end(), argv.begin() + long(end), argv.end());
+  out.keep_fds.push_back(args.get());
+  out.fds.push_back(std::move(args));
+  return out;
+}
+
+std::vector<std::string> explain_failure(const std::string& bwrap) {
+  if (bwrap.empty() || probe_userns(bwrap).status == 0) return {};
+  return {"bwrap cannot create an unprivileged user namespace on this host",
+          "On Ubuntu 24.04+ AppArmor blocks it: run 'blaude fix-apparmor' (needs sudo).\n"
+          "Elsewhere check the sysctls kernel.unprivileged_userns_clone and user.max_user_namespaces."};
+}
+
+}  // namespace blaude::sandbox::bwrap

@@ -1,0 +1,27 @@
+// A bwrap plan made executable: memfds for the plan's data and for bwrap's own options.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "common/unique_fd.hpp"
+#include "sandbox/launch_plan.hpp"
+
+namespace blaude::sandbox::bwrap {
+
+// All bwrap options travel through one `--args FD` memfd, so neither the sandbox
+// (/proc/1/cmdline is bwrap's) nor other host users (ps) see --setenv values.
+struct PreparedLaunch {
+  std::vector<std::string> argv;  // {bwrap, "--args", "N", "--", command...}
+  std::vector<UniqueFd> fds;      // keep open until the child has started
+  std::vector<int> keep_fds;      // → pty::Command::keep_fds
+};
+
+// Creates one memfd per DataFd, substitutes its number for the token, then packs the options.
+// Throws std::system_error when a memfd cannot be made.
+PreparedLaunch prepare_launch(const LaunchPlan& plan);
+
+// bwrap exited 1 before the command ran: the hint when it is the host's user namespaces (the
+// usual reason: AppArmor on Ubuntu 24.04+, or a sysctl), else nothing.
+std::vector<std::string> explain_failure(const std::string& bwrap);
+
+}  // namespace blaude::sandbox::bwrap

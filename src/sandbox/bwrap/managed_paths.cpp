@@ -1,0 +1,126 @@
+#include "sandbox/bwrap/managed_paths.hpp"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "common/paths.hpp"
+
+namespace blaude::sandbox::bwrap {
+
+namespace {
+
+using nlohmann::json;
+
+void push_string(std::vector<std::string>& out, const json* j) {
+  if (j && j->is_string()) out.push_back(j->get<std::string>());
+}
+
+const json* member(const json& j, const char* key) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(key);
+  return it == j.end() ? nullptr : &*it;
+}
+
+const json* path_of(const json& j, std::initializer_list<const char*> keys) {
+  const json* cur = &j;
+  for (const char* k : keys)
+    if (!(cur = member(*cur, k))) return nullptr;
+  return cur;
+}
+
+// jq's `.. | objects | .command?` over the hooks tree.
+void hook_commands(const json& j, std::vector<std::string>& out) {
+  if (j.is_object()) {
+    push_string(out, member(j, "command"));
+    for (const auto& [k, v] : j.items()) hook_commands(v, out);
+  } else if (j.is_array()) {
+    for (const auto& v : j) hook_commands(v, out);
+  }
+}
+
+bool root_owned(const std::string& path, bool want_dir, uid_t owner) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return false;
+  if (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) return false;
+  return st.st_uid == owner && (st.st_mode & 022) == 0;
+}
+
+}  // namespace
+
+std::vector<std::string> managed_commands(const json& doc) {
+  std::vector<std::string> out;
+  if (const json* h = member(doc, "hooks")) hook_commands(*h, out);
+  push_string(out, path_of(doc, {"statusLine", "command"}));
+  for (const char* k : {"apiKeyHelper", "awsCredentialExport", "awsAuthRefresh", "otelHeadersHelper"})
+    push_string(out, member(doc, k));
+  push_string(out, path_of(doc, {"policyHelper", "path"}));
+  push_string(out, path_of(doc, {"sandbox", "bwrapPath"}));
+  push_string(out, path_of(doc, {"sandbox", "socatPath"}));
+  push_string(out, path_of(doc, {"sandbox", "ripgrep", "command"}));
+  return out;
+}
+
+std::vector<std::string> managed_command_paths(const std::string& command) {
+  std::vector<std::string> out;
+  std::istringstream in(command);
+  std::string tok;
+  while (in >> tok) {
+    if (!tok.empty() && (tok.front() == '\'' || tok.front() == '"')) tok.erase(0, 1);
+    if (!tok.empty() && (tok.back() == '\'' || tok.back() == '"')) tok.pop_back();
+    if (!tok.empty() && tok.front() == '/') out.push_back(normalize(tok));
+  }
+  return out;
+}
+
+std::string managed_dir_for(const std::string& exe) {
+  std::string d = dirname_of(exe);
+  if (std::count(d.begin(), d.end(), '/') < 2) return {};
+  for (const char* visible : {"/usr", "/etc", "/bin", "/sbin"})
+    if (is_under(d, visible)) return {};
+  if (d.rfind("/lib", 0) == 0) return {};  // /lib, /lib32, /lib64, /libx32 and below
+  return d;
+}
+
+std::vector<ManagedDir> probe_managed_dirs(const std::string& etc_dir, std::vector<std::string>& warnings,
+                                           uid_t owner) {
+  std::vector<std::string> files;
+  if (root_owned(etc_dir + "/managed-settings.json", false, owner)) files.push_back(etc_dir + "/managed-settings.json");
+  if (DIR* d = ::opendir((etc_dir + "/managed-settings.d").c_str())) {
+    std::vector<std::string> names;
+    while (dirent* e = ::readdir(d)) {
+      std::string n = e->d_name;
+      if (n.size() > 5 && n.compare(n.size() - 5, 5, ".json") == 0) names.push_back(n);
+    }
+    ::closedir(d);
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names)
+      if (root_owned(etc_dir + "/managed-settings.d/" + n, false, owner)) files.push_back(etc_dir + "/managed-settings.d/" + n);
+  }
+  std::vector<ManagedDir> out;
+  for (const auto& file : files) {
+    std::ifstream in(file);
+    json doc = json::parse(in, nullptr, false);
+    if (doc.is_discarded()) {
+      warnings.push_back("cannot parse " + file + "; its helper programs are not mounted");
+      continue;
+    }
+    for (const auto& cmd : managed_commands(doc)) {
+      for (const auto& exe : managed_command_paths(cmd)) {
+        struct stat st;
+        std::string dir = managed_dir_for(exe);
+        if (dir.empty() || ::stat(exe.c_str(), &st) != 0) continue;
+        if (std::any_of(out.begin(), out.end(), [&](const ManagedDir& m) { return m.path == dir; })) continue;
+        out.push_back({dir, root_owned(dir, true, owner)});
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace blaude::sandbox::bwrap

@@ -1,0 +1,40 @@
+// The mount-order invariant of a bwrap argv. bwrap applies mounts in argv order and a mount on
+// a path hides everything mounted earlier at or below it: a read-only tool dir bound before a
+// writable bind of its parent silently becomes host-writable. This checks a finished argv for
+// that, so the planner (and its tests) can insist that no mount or protection is shadowed.
+// Pure string work over the argv alone.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace blaude::sandbox::bwrap {
+
+// One step of the mount table: the option ("--ro-bind", "--tmp-overlay", "--remount-ro", ...)
+// and its destination inside the sandbox.
+struct MountStep {
+  std::string op;
+  std::string dst;
+  std::string src;   // the host source of a bind ("" for everything else)
+  size_t index = 0;  // position of op in the argv
+};
+
+// An earlier step that a later mount covers (the later one's dst is the same path or an ancestor).
+struct Shadowing {
+  MountStep hidden;
+  MountStep by;
+};
+
+// The steps an argv lists before "--", in order: mounts (binds, overlays, tmpfs, /dev, /proc,
+// data files), --symlink and --remount-ro. --dir and --chmod are not tracked (a --dir hidden by
+// a later mount is harmless: the later mount supplies the dir).
+std::vector<MountStep> mount_steps(const std::vector<std::string>& argv);
+
+// Every step hidden by a later mount, in argv order of the hidden step. Empty = the invariant holds.
+// Not counted: a bind hidden by a later bind that shows the very same host path there with the
+// same access (-m /opt/vendor over the read-only /opt/vendor/bin): nothing changes inside.
+std::vector<Shadowing> shadowed_mounts(const std::vector<std::string>& argv);
+
+// "--bind /home/u/.config (argv 57) hides the earlier --ro-bind /home/u/.config/nvm (argv 40)"
+std::string describe(const Shadowing& s);
+
+}  // namespace blaude::sandbox::bwrap

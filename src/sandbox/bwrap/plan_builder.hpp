@@ -1,0 +1,69 @@
+// Internal to the planner: accumulates bwrap arguments and remembers what it made writable,
+// so later rules (protected paths) can find every alias of the workspace.
+#pragma once
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sandbox/bwrap/host_facts.hpp"
+#include "sandbox/launch_plan.hpp"
+#include "sandbox/request.hpp"
+
+namespace blaude::sandbox::bwrap::detail {
+
+enum class Fallback { Bind, RoBind, Tmpfs };
+
+struct Builder {
+  const SandboxRequest& req;
+  const HostFacts& f;
+  LaunchPlan p;
+  std::vector<std::pair<std::string, std::string>> rw_binds;  // (host canonical src, sandbox dst)
+  std::vector<std::string> host_writable;                      // overlay fallbacks left writable
+  std::set<std::string> linked_mounts;                         // linked-package ro-binds done
+
+  void add(std::initializer_list<std::string> args) { p.argv.insert(p.argv.end(), args); }
+  void ro(const std::string& src, const std::string& dst) { add({"--ro-bind", src, dst}); }
+  void ro(const std::string& path) {
+    if (auto d = landing(path); !d.empty()) ro(d, d);
+  }
+  void rw(const std::string& src, const std::string& dst);
+  void rw(const std::string& path) {
+    if (auto d = landing(path); !d.empty()) rw(d, d);
+  }
+  // Where to mount `path` at its own place: bwrap cannot mount onto a symlink (0.10+ refuses,
+  // 0.8 follows it and fails with ENOENT), so when an earlier host mount shows `path` as a
+  // symlink, its target's canonical path; "" (with a warning) when that is dangling or would
+  // expose $HOME. Paths on bwrap's own tmpfs are never links: bwrap creates the mount point.
+  std::string landing(const std::string& path);
+  void tmpfs(const std::string& path) { add({"--tmpfs", path}); }
+  void dir(const std::string& path) { add({"--dir", path}); }
+  void overlay(const std::string& src, const std::string& dst) {
+    add({"--overlay-src", src, "--tmp-overlay", dst});
+  }
+  // A host tool or config dir: write-discarding overlay where bwrap can, else the fallback.
+  // Nothing unless the path is a directory.
+  void overlay_or(const std::string& path, Fallback fb);
+  bool is_dir(const std::string& path) const { return f.at(path).kind == Kind::Dir; }
+  bool is_file(const std::string& path) const { return f.at(path).kind == Kind::File; }
+  std::string home(const std::string& rel) const { return f.home + "/" + rel; }
+};
+
+// Workspace bind, protected paths and their pins (plan_protect.cpp).
+void add_workspace(Builder& b);
+// Linked packages' roots and token files (plan_extras.cpp).
+void add_linked_packages(Builder& b);
+// Files and dirs named by claude's environment variables (plan_extras.cpp).
+void add_env_binds(Builder& b);
+// Dirs of the programs managed settings name (plan_extras.cpp).
+void add_managed_dirs(Builder& b);
+
+// The program that runs (HostFacts::exe), at its own path, when the mounts so far hide it
+// (plan_exe.cpp). Throws PlanError when that would need $HOME or a secrets dir.
+void add_exe(Builder& b, const std::vector<std::string>& command);
+// The host path a sandbox path shows under the mounts `argv` makes (bwrap's order: the last
+// mount covering it wins; --symlink ops are followed); "" when it is no host path (tmpfs, /proc,
+// data, bwrap's empty root). Pure, over the argv alone.
+std::string sandbox_source(const std::vector<std::string>& argv, const std::string& path);
+
+}  // namespace blaude::sandbox::bwrap::detail

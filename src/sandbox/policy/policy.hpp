@@ -1,0 +1,77 @@
+// The project policy: blaude's reading of the xclaude DSL (`.blaude`, or an existing `.xclaude`)
+// and of the user-level file (~/.config/blaude/policy). Pure: text in, typed policy or errors out.
+//
+// Grammar (one directive a line, `#` starts a comment, surrounding blanks ignored):
+//   tool NAME             a toolchain from toolchains.hpp
+//   allow-read PATH       read
+//   allow-write PATH      read + write
+//   allow-exec PATH       read + execute
+// PATH starts with "~/" (home), "./" (project root) or "/" (absolute). Everything after the
+// first blank of the directive is the path, so paths may contain spaces.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sandbox/grant.hpp"
+
+namespace blaude::sandbox::policy {
+
+// The names a project policy file may have, in order of preference.
+inline constexpr std::string_view kPolicyFileName = ".blaude";
+inline constexpr std::string_view kXclaudeFileName = ".xclaude";
+
+struct PolicyContext {
+  std::string home;                     // absolute, resolved
+  std::string project_root;             // absolute, resolved
+  std::vector<std::string> path_dirs;   // the host's PATH, split (never writable by a policy)
+  std::string config_dir;               // blaude's own config, e.g. ~/.config/blaude
+};
+
+struct PolicyError {
+  std::string file;
+  int line = 0;  // 0: the file as a whole
+  std::string why;
+};
+
+struct ToolUse {
+  std::string name;
+  std::string origin;  // "file:line"
+};
+
+struct Policy {
+  std::vector<ToolUse> tools;
+  Grants grants;  // every allow-* line and every toolchain path, expanded, in file order
+  // Lines accepted but without effect, said to the user ("file:line: ... ignored"). A grant
+  // inside the project is one: the project is already readable, writable and executable, and a
+  // separate mount of e.g. ./.git would be a second, unprotected path to .git/hooks.
+  std::vector<std::string> notes;
+};
+
+struct PolicyResult {
+  Policy policy;
+  std::vector<PolicyError> errors;  // non-empty: the file is rejected as a whole
+  bool ok() const { return errors.empty(); }
+};
+
+// Parses and validates one policy file. `origin_file` names it in errors and grant origins.
+PolicyResult parse_policy(std::string_view text, const std::string& origin_file,
+                          const PolicyContext& ctx);
+
+// Validates one already-expanded absolute path for `access`; returns why it is refused, or "".
+// Shared by the parser and the toolchain table's tests.
+std::string check_grant_path(Access access, const std::string& path, const PolicyContext& ctx);
+
+// The user policy followed by the project policy.
+Policy merge_policies(const Policy& user, const Policy& project);
+
+// Normalised grants: duplicates merged (origins joined), a read dropped when a write or exec of
+// the same path implies it; ordered by risk (exec, write, read), then path.
+Grants policy_grants(const Policy& policy);
+
+std::string_view access_name(Access a);  // "read" / "write" / "exec"
+
+// "a/b" is `ancestor` or equal of "a/b/c" (whole components only).
+bool path_within(std::string_view path, std::string_view ancestor);
+
+}  // namespace blaude::sandbox::policy

@@ -1,0 +1,56 @@
+#include "sandbox/policy/print.hpp"
+
+#include <algorithm>
+
+namespace blaude::sandbox::policy {
+
+namespace {
+
+std::string pad(std::string_view s, size_t w) {
+  std::string r(s);
+  if (r.size() < w) r.append(w - r.size(), ' ');
+  return r;
+}
+
+bool contains(const Grants& gs, const Grant& g) {
+  return std::any_of(gs.begin(), gs.end(),
+                     [&](const Grant& o) { return o.access == g.access && o.path == g.path; });
+}
+
+}  // namespace
+
+std::string format_grants(const Grants& grants) {
+  if (grants.empty()) return "  (no extra grants)\n";
+  size_t w = 0;
+  for (const auto& g : grants) w = std::max(w, g.path.size());
+  std::string out;
+  for (const auto& g : grants)
+    out += "  " + pad(access_name(g.access), 6) + " " + pad(g.path, w) + "  (" + g.origin + ")\n";
+  return out;
+}
+
+GrantDiff diff_grants(const Grants& before, const Grants& after) {
+  GrantDiff d;
+  for (const auto& g : after)
+    if (!contains(before, g)) d.added.push_back(g);
+  for (const auto& g : before)
+    if (!contains(after, g)) d.removed.push_back(g);
+  return d;
+}
+
+std::string format_diff(const GrantDiff& diff) {
+  if (diff.empty()) return "  (no change in grants)\n";
+  std::string out;
+  for (const auto& g : diff.added)
+    out += "  + " + pad(access_name(g.access), 6) + " " + g.path + "\n";
+  for (const auto& g : diff.removed)
+    out += "  - " + pad(access_name(g.access), 6) + " " + g.path + "\n";
+  return out;
+}
+
+std::string protected_summary() {
+  return "  writes always denied, at any depth: .env*, .git/hooks, .git/config, "
+         ".blaude, .xclaude\n";
+}
+
+}  // namespace blaude::sandbox::policy

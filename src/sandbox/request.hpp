@@ -1,0 +1,38 @@
+// What a sandbox backend (bwrap, Seatbelt) is asked to run, decided by the app layer from the
+// command line, the policy files and the environment policy. Backends read this and their own
+// host facts, nothing else: they never see the command line.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "sandbox/grant.hpp"
+
+namespace blaude::sandbox {
+
+struct Mount {
+  std::string path;  // as given (absolute, or relative to the working directory)
+  bool rw = false;
+};
+
+struct SandboxRequest {
+  std::vector<std::string> command;  // argv inside, e.g. {"claude", "--dangerously-..."}
+  Grants grants;                     // project + user policy, already trust-gated and resolved
+  std::vector<Mount> mounts;         // -m/--mount, in order
+
+  bool git = false;       // git config, GPG agent, GH_TOKEN/GITHUB_TOKEN
+  bool ssh = false;       // ~/.ssh and the agent socket
+  bool aws = false;       // ~/.aws
+  bool keyring = false;   // the D-Bus session bus and ~/.local/share/keyrings
+  bool no_network = false;
+  bool tmp = false;        // no workspace: run in /tmp
+  bool clear_tmp = false;  // an empty tmpfs /tmp instead of the host's
+  bool allow_protected_writes = false;
+
+  // The program that runs: command[0] ("claude", "claudechic", the --exec word).
+  const std::string& program() const {
+    static const std::string none;
+    return command.empty() ? none : command.front();
+  }
+};
+
+}  // namespace blaude::sandbox

@@ -1,0 +1,129 @@
+#include "sandbox/trust/ledger.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "sandbox/policy/print.hpp"
+
+namespace blaude::sandbox::trust {
+
+using namespace blaude::sandbox::policy;
+
+namespace {
+
+using nlohmann::json;
+
+std::optional<Access> access_from(const std::string& s) {
+  if (s == "read") return Access::Read;
+  if (s == "write") return Access::Write;
+  if (s == "exec") return Access::Exec;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Ledger> parse_ledger(std::string_view text, std::string& error) {
+  Ledger l;
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) return l;
+  try {
+    json j = json::parse(text);
+    if (j.at("version").get<int>() != 1) {
+      error = "unknown ledger version";
+      return std::nullopt;
+    }
+    for (const auto& e : j.at("entries")) {
+      TrustEntry t;
+      t.scope = e.at("scope").get<std::string>();
+      t.sha256 = e.at("sha256").get<std::string>();
+      t.base = e.at("base").get<std::string>();
+      t.file = e.value("file", "");
+      for (const auto& g : e.value("grants", json::array())) {
+        auto a = access_from(g.at("access").get<std::string>());
+        if (!a) {
+          error = "unknown access in ledger";
+          return std::nullopt;
+        }
+        t.grants.push_back({*a, g.at("path").get<std::string>(), g.value("origin", "")});
+      }
+      l.entries.push_back(std::move(t));
+    }
+  } catch (const json::exception& e) {
+    error = e.what();
+    return std::nullopt;
+  }
+  return l;
+}
+
+std::string format_ledger(const Ledger& ledger) {
+  json entries = json::array();
+  for (const auto& t : ledger.entries) {
+    json grants = json::array();
+    for (const auto& g : t.grants)
+      grants.push_back({{"access", std::string(access_name(g.access))},
+                        {"path", g.path},
+                        {"origin", g.origin}});
+    entries.push_back({{"scope", t.scope},
+                       {"sha256", t.sha256},
+                       {"base", t.base},
+                       {"file", t.file},
+                       {"grants", grants}});
+  }
+  json j = {{"version", 1}, {"entries", entries}};
+  return j.dump(2) + "\n";
+}
+
+TrustCheck check_trust(const Ledger& ledger, std::string_view scope, std::string_view sha256,
+                       std::string_view base) {
+  TrustCheck c;
+  for (const auto& e : ledger.entries) {
+    if (e.scope != scope) continue;
+    c.previous = e;
+    if (e.sha256 != sha256) c.state = TrustState::Changed;
+    else if (e.base != base) c.state = TrustState::BaseChanged;
+    else c.state = TrustState::Trusted;
+    return c;
+  }
+  return c;
+}
+
+void record_trust(Ledger& ledger, TrustEntry entry) {
+  for (auto& e : ledger.entries)
+    if (e.scope == entry.scope) {
+      e = std::move(entry);
+      return;
+    }
+  ledger.entries.push_back(std::move(entry));
+}
+
+std::string trust_prompt(const std::string& file, const TrustCheck& check, const Grants& grants,
+                         const std::vector<std::string>& notes) {
+  std::string out;
+  switch (check.state) {
+    case TrustState::New: out += "blaude: new project policy: " + file + "\n"; break;
+    case TrustState::Changed: out += "blaude: project policy changed: " + file + "\n"; break;
+    case TrustState::BaseChanged:
+      out += "blaude: blaude's base policy changed since you trusted " + file + "\n";
+      break;
+    case TrustState::Trusted: out += "blaude: trusted project policy: " + file + "\n"; break;
+  }
+  out += "It grants, highest risk first:\n" + format_grants(grants);
+  for (const auto& n : notes) out += "  note: " + n + "\n";
+  if (check.previous) {
+    out += "Compared with what you trusted before:\n";
+    out += format_diff(diff_grants(check.previous->grants, grants));
+  }
+  out += "Whatever it says:\n" + protected_summary();
+  out += "blaude: apply this policy? [y/N] ";
+  return out;
+}
+
+bool is_yes(std::string_view reply) {
+  while (!reply.empty() && (reply.front() == ' ' || reply.front() == '\t')) reply.remove_prefix(1);
+  while (!reply.empty() && (reply.back() == ' ' || reply.back() == '\t' || reply.back() == '\r' ||
+                            reply.back() == '\n'))
+    reply.remove_suffix(1);
+  std::string r;
+  for (char c : reply) r += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return r == "y" || r == "yes";
+}
+
+}  // namespace blaude::sandbox::trust

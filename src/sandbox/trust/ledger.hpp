@@ -1,0 +1,52 @@
+// The trust ledger (~/.config/blaude/trusted) as values, and the trust decision. Pure.
+// One entry per scope (a repository's git common dir, so worktrees share trust, or the policy
+// file's path outside git), holding the content hash, the base-policy id it was trusted under
+// and the normalised grants then (so a later change can be shown as a diff of grants).
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sandbox/grant.hpp"
+
+namespace blaude::sandbox::trust {
+
+struct TrustEntry {
+  std::string scope;   // "repo:/abs/common/.git" or "path:/abs/file"
+  std::string sha256;  // hex of the policy file's bytes
+  std::string base;    // base_policy_id() when trusted
+  std::string file;    // for people reading the ledger
+  Grants grants;       // normalised, as shown when trusted
+};
+
+struct Ledger {
+  std::vector<TrustEntry> entries;
+};
+
+// Empty text is an empty ledger. A damaged ledger is an error (never silently "trust nothing
+// and overwrite"): returns nullopt and sets `error`.
+std::optional<Ledger> parse_ledger(std::string_view text, std::string& error);
+std::string format_ledger(const Ledger& ledger);
+
+enum class TrustState { Trusted, New, Changed, BaseChanged };
+
+struct TrustCheck {
+  TrustState state = TrustState::New;
+  std::optional<TrustEntry> previous;  // the entry for this scope, if any
+};
+
+TrustCheck check_trust(const Ledger& ledger, std::string_view scope, std::string_view sha256,
+                       std::string_view base);
+
+// Adds or replaces the entry for entry.scope.
+void record_trust(Ledger& ledger, TrustEntry entry);
+
+// Everything the user sees before the question, and the question itself.
+std::string trust_prompt(const std::string& file, const TrustCheck& check, const Grants& grants,
+                         const std::vector<std::string>& notes = {});
+
+// "y" / "yes" in any case, surrounding blanks ignored. Everything else, including "", is no.
+bool is_yes(std::string_view reply);
+
+}  // namespace blaude::sandbox::trust
