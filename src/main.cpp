@@ -7,6 +7,7 @@
 #include "app/failure.hpp"
 #include "app/run.hpp"
 #include "cli/parse.hpp"
+#include "common/log.hpp"
 
 using namespace blaude;
 
@@ -38,6 +39,7 @@ app::Outcome dispatch(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  log::off();
   try {
     return app::exit_code(dispatch(std::vector<std::string>(argv + 1, argv + argc)));
   } catch (const std::exception& e) {

@@ -12,10 +12,10 @@
 #include <spdlog/spdlog.h>
 
 #include "common/log.hpp"
-#include "sandbox/bwrap_launch.hpp"
-#include "sandbox/plan.hpp"
+#include "sandbox/bwrap/launch.hpp"
+#include "sandbox/bwrap/plan.hpp"
 #include "sandbox/policy_bwrap.hpp"
-#include "sandbox/trust_gate.hpp"
+#include "sandbox/trust/gate.hpp"
 
 using namespace blaude::sandbox;
 

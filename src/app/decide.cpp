@@ -16,8 +16,6 @@
 
 namespace blaude::app {
 
-namespace {
-
 namespace bw = sandbox::bwrap;
 
 sandbox::EnvRules env_rules(const cli::Options& o) {
@@ -25,6 +23,7 @@ sandbox::EnvRules env_rules(const cli::Options& o) {
   r.keep_env = o.keep_env;
   r.remote_control = o.remote_control_mode();
   r.git = o.git;
+  r.ssh = o.ssh;
   r.keyring = o.keyring;
   r.no_network = o.no_network;
   r.user_env = o.env;
@@ -45,6 +44,8 @@ sandbox::SandboxRequest sandbox_request(const cli::Options& o, const std::vector
   r.allow_protected_writes = o.allow_protected_writes;
   return r;
 }
+
+namespace {
 
 // The seed's messages for a program that is not there.
 Failure missing_program(const std::string& name) {

@@ -9,7 +9,9 @@
 #include "app/failure.hpp"
 #include "cli/options.hpp"
 #include "common/host_env.hpp"
+#include "sandbox/env_policy.hpp"
 #include "sandbox/launch_plan.hpp"
+#include "sandbox/request.hpp"
 #include "sandbox/trust/gate.hpp"
 
 namespace blaude::app {
@@ -28,6 +30,10 @@ struct Launch {
 
 using Decision = std::variant<Launch, Failure>;
 
+// The command line's choices as the environment policy and the sandbox backends read them.
+sandbox::EnvRules env_rules(const cli::Options& o);
+sandbox::SandboxRequest sandbox_request(const cli::Options& o, const std::vector<std::string>& argv);
+
 // Pure over what they are given except for the reads they name (the bwrap probe, the policy
 // files, the trust question on the terminal).
 Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std::vector<std::string>& argv);
@@ -36,6 +42,9 @@ Decision decide_unsandboxed(const HostEnv& host, const cli::Options& o, const st
 // Prints the notices, warnings and notes (and with --debug the command) to stderr; with
 // --dry-run the plan itself, including the host preparations it would make, to stdout.
 void report(const Launch& l, const cli::Options& o);
+
+// One host preparation: "" when done (or already so), else why not.
+std::string apply(const sandbox::HostPrep& p);
 
 // Makes the host changes the launch listed: the log file, the plan's preparations, the trust
 // answer, the onboarding flags. The only step that writes; --dry-run never reaches it.

@@ -15,9 +15,6 @@
 
 namespace blaude::app {
 
-namespace {
-
-// "" when done (or already so), else why not.
 std::string apply(const sandbox::HostPrep& p) {
   switch (p.kind) {
     case sandbox::HostPrep::Kind::MakeDir:
@@ -33,8 +30,6 @@ std::string apply(const sandbox::HostPrep& p) {
   }
   return {};
 }
-
-}  // namespace
 
 std::optional<Failure> prepare(const Launch& l) {
   std::string log_path = log::open_file();

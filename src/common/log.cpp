@@ -2,6 +2,7 @@
 
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/dist_sink.h>
+#include <spdlog/sinks/null_sink.h>
 #include <spdlog/sinks/ringbuffer_sink.h>
 
 #include "common/file_io.hpp"
@@ -29,6 +30,11 @@ std::string default_path(const HostEnv& host) {
   std::string state_home = host.get("XDG_STATE_HOME");
   if (state_home.empty() || state_home[0] != '/') state_home = host.home + "/.local/state";
   return normalize(state_home + "/blaude/blaude.log");
+}
+
+void off() {
+  spdlog::set_default_logger(
+      std::make_shared<spdlog::logger>("blaude", std::make_shared<spdlog::sinks::null_sink_mt>()));
 }
 
 void init(const HostEnv& host, bool debug) {

@@ -12,6 +12,9 @@
 
 namespace blaude::log {
 
+// A default logger that drops everything: spdlog's own default writes to the terminal, which
+// must never happen (main calls this first; init() replaces it).
+void off();
 // Sets up the default logger, buffering in memory. Never throws.
 void init(const HostEnv& host, bool debug);
 // Opens the log file (its directory created 0700) and writes what was buffered. Returns its

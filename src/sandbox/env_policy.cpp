@@ -208,7 +208,7 @@ EnvList filter_env(const std::vector<std::string>& host_env, const EnvRules& o,
       if (!get(k).empty()) env.set(k, get(k));
     }
   }
-  if (!ctx.ssh_auth_sock.empty()) env.set("SSH_AUTH_SOCK", ctx.ssh_auth_sock);
+  if (o.ssh && !ctx.ssh_auth_sock.empty()) env.set("SSH_AUTH_SOCK", ctx.ssh_auth_sock);
 
   // 4./5. Forced values and unsets, under every mode.
   for (auto k : forced_names(rc)) env.set(k, "1");

@@ -17,6 +17,7 @@ struct EnvRules {
   bool keep_env = false;        // --keep-env
   bool remote_control = false;  // --remote-control or the remote-control subcommand
   bool git = false;             // GH_TOKEN/GITHUB_TOKEN pass
+  bool ssh = false;             // SSH_AUTH_SOCK (the validated one, EnvContext) passes
   bool keyring = false;         // DBUS_SESSION_BUS_ADDRESS passes
   bool no_network = false;      // only for a notice
   EnvList user_env;             // --env KEY=VALUE, in order, applied last

@@ -12,6 +12,7 @@
 
 #include "cli/command.hpp"
 #include "cli/parse.hpp"
+#include "app/launch.hpp"
 #include "sandbox/env_policy.hpp"
 
 using namespace blaude;
@@ -42,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   sandbox::EnvContext ctx;
   ctx.home = "/home/u";
   ctx.path = "/usr/bin";
-  auto env = sandbox::filter_env(host, o, ctx);
+  auto env = sandbox::filter_env(host, app::env_rules(o), ctx);
   std::set<std::string> names, from_cli;
   for (const auto& [k, v] : o.env) from_cli.insert(k);
   for (const auto& [k, v] : env) {

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "../unit/policy_invariants.hpp"
-#include "../unit/policy_test_context.hpp"
+#include "../unit/policy/invariants.hpp"
+#include "../unit/policy/test_context.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "common/log.hpp"
-#include "sandbox/bwrap_launch.hpp"
-#include "sandbox/plan.hpp"
+#include "sandbox/bwrap/launch.hpp"
+#include "sandbox/bwrap/plan.hpp"
 
 using namespace blaude;
 

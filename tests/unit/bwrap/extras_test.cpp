@@ -14,50 +14,32 @@
 #include <nlohmann/json.hpp>
 
 #include "catch.hpp"
-#include "sandbox/bwrap_format.hpp"
-#include "sandbox/env_binds.hpp"
-#include "sandbox/host_tools.hpp"
-#include "sandbox/managed_paths.hpp"
-#include "sandbox/plan.hpp"
+#include "app/launch.hpp"
+#include "fake_host.hpp"
+#include "sandbox/bwrap/format.hpp"
+#include "sandbox/bwrap/env_binds.hpp"
+#include "sandbox/bwrap/host_tools.hpp"
+#include "sandbox/bwrap/managed_paths.hpp"
+#include "sandbox/bwrap/plan.hpp"
 
 using namespace blaude;
 using namespace blaude::sandbox;
+using namespace blaude::sandbox::bwrap;
+using namespace blaude::testing;
 using Argv = std::vector<std::string>;
 namespace fs = std::filesystem;
 
 namespace {
 
-void put(HostFacts& f, const std::string& p, Kind k) { f.paths[p] = PathFact{k, k, p, ""}; }
-PathFact fact(Kind k, const std::string& p) { return PathFact{k, k, k == Kind::Missing ? "" : p, ""}; }
 
-HostFacts host() {
-  HostFacts f;
-  f.user = "u";
-  f.home = f.home_real = "/home/u";
-  f.cwd = "/home/u/proj";
-  f.bwrap = "/usr/bin/bwrap";
-  f.overlay = true;
-  f.nvm_dir = "/home/u/.nvm";
-  f.fnm_dir = "/home/u/.local/share/fnm";
-  f.pnpm_home = "/home/u/.local/share/pnpm";
-  f.corepack_home = "/home/u/.cache/node/corepack";
-  put(f, "/tmp", Kind::Dir);
-  put(f, "/home/u/.claude", Kind::Dir);
-  return f;
-}
+HostFacts host() { return typical_host(); }
 
-LaunchPlan run(const HostFacts& f, cli::Options o = {}) {
+LaunchPlan run(const HostFacts& f, SandboxRequest o = {}) {
   PlanInputs in;
   in.command = {"claude"};
   return plan(o, f, in);
 }
 
-long find(const Argv& argv, const Argv& seq) {
-  auto it = std::search(argv.begin(), argv.end(), seq.begin(), seq.end());
-  return it == argv.end() ? -1 : long(it - argv.begin());
-}
-bool has(const Argv& argv, const Argv& seq) { return find(argv, seq) >= 0; }
-bool mentions(const Argv& argv, const std::string& s) { return std::find(argv.begin(), argv.end(), s) != argv.end(); }
 bool warned(const LaunchPlan& p, const std::string& part) {
   return std::any_of(p.warnings.begin(), p.warnings.end(),
                      [&](const std::string& w) { return w.find(part) != std::string::npos; });
@@ -182,9 +164,12 @@ TEST_CASE("linked packages on a real tree: found through the tools' global dirs"
   t.link("home/.bun/bin/lib-cli", t / "mono/node_modules/@s/lib/package.json");
   t.file("home/.bun/bin/bun", "");
   t.link("home/dev/mcp/.selected-account.json", home + "/.bashrc");  // planted by the package
-  HostFacts f;
+  HostFacts f = typical_host();
   f.home = f.home_real = home;
+  f.cwd = t / "proj";
   f.nvm_dir = home + "/.nvm";
+  f.fnm_dir = f.pnpm_home = f.corepack_home = "";
+  f.paths.clear();
   probe_node_tools(f);
   REQUIRE(f.linked_packages.size() == 3);
   auto pkg = [&](const std::string& root) -> const LinkedPackage* {
@@ -204,15 +189,24 @@ TEST_CASE("linked packages on a real tree: found through the tools' global dirs"
   CHECK(lib->label == "bun");
   CHECK(lib->mount == t / "mono/node_modules");
 
-  // Creating the missing token files never follows the planted link.
-  create_token_files(f);
-  mcp = pkg(home + "/dev/mcp");
-  CHECK(mcp->token_cache.lkind == Kind::File);
-  CHECK(fs::is_regular_file(home + "/dev/mcp/.token-cache.json"));
-  CHECK(mcp->selected_account.lkind == Kind::Symlink);
+  // The missing token file is a preparation of the plan (nothing is created by the probe),
+  // bound with -try; applying it never follows the planted link.
+  CHECK_FALSE(fs::exists(home + "/dev/mcp/.token-cache.json"));
+  auto p = run(f);
+  const std::string tc = home + "/dev/mcp/.token-cache.json";
+  CHECK(has(p.argv, {"--bind-try", tc, tc}));
+  bool listed = false;
+  for (const auto& prep : p.preparations) {
+    if (prep.path != tc) continue;
+    listed = prep.kind == HostPrep::Kind::CreateFile;
+    CHECK(blaude::app::apply(prep).empty());
+  }
+  CHECK(listed);
+  for (const auto& prep : p.preparations) CHECK(prep.path != home + "/dev/mcp/.selected-account.json");
+  CHECK(fs::is_regular_file(tc));
   CHECK_FALSE(fs::exists(home + "/.bashrc"));
   struct stat st{};
-  ::stat((home + "/dev/mcp/.token-cache.json").c_str(), &st);
+  ::stat(tc.c_str(), &st);
   CHECK((st.st_mode & 0777) == 0600);
 }
 
@@ -281,7 +275,7 @@ TEST_CASE("files and dirs named by environment variables", "[sandbox]") {
   CHECK(find(a, {"--tmpfs", "/home/u"}) < find(a, {"--ro-bind", "/home/u/env.sh"}));
   CHECK(find(a, {"--bind", "/srv/plugin-data"}) < find(a, {"--chdir", "/workspaces/proj"}));
   // The probe asks about exactly these paths.
-  auto poi = paths_of_interest(f, {});
+  auto poi = paths_of_interest(f);
   for (const char* want : {"/home/u/env.sh", "/srv/logs", "/srv/seed2", "/opt/wrap/bin/wrap"})
     CHECK(std::find(poi.begin(), poi.end(), want) != poi.end());
 }

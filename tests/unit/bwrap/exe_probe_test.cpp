@@ -9,9 +9,12 @@
 #include <string>
 
 #include "catch.hpp"
-#include "sandbox/host_facts.hpp"
+#include "app/launch.hpp"
+#include "cli/command.hpp"
+#include "sandbox/bwrap/host_facts.hpp"
 
 using namespace blaude::sandbox;
+using namespace blaude::sandbox::bwrap;
 namespace fs = std::filesystem;
 
 namespace {
@@ -115,11 +118,13 @@ TEST_CASE("probe_exe: what is not found, and what is no npm package", "[sandbox]
   (void)inhome;
 }
 
-TEST_CASE("exe_name: what runs", "[sandbox][exe]") {
+TEST_CASE("the program that runs: the request's command[0]", "[sandbox][exe]") {
   blaude::cli::Options o;
-  CHECK(exe_name(o) == "claude");
+  auto program = [&] { return blaude::app::sandbox_request(o, blaude::cli::choose_command(o, true)).program(); };
+  CHECK(program() == "claude");
   o.chic = true;
-  CHECK(exe_name(o) == "claudechic");
+  CHECK(program() == "claudechic");
+  o.chic = false;
   o.exec = {"bash", "-l"};
-  CHECK(exe_name(o) == "bash");
+  CHECK(program() == "bash");
 }

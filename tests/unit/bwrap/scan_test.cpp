@@ -10,11 +10,14 @@
 #include <string>
 
 #include "catch.hpp"
-#include "sandbox/bwrap_features.hpp"
-#include "sandbox/host_scan.hpp"
-#include "sandbox/plan_paths.hpp"
+#include "app/launch.hpp"
+#include "sandbox/bwrap/features.hpp"
+#include "sandbox/bwrap/scan.hpp"
+#include "common/paths.hpp"
 
+using namespace blaude;
 using namespace blaude::sandbox;
+using namespace blaude::sandbox::bwrap;
 namespace fs = std::filesystem;
 
 namespace {
@@ -165,32 +168,41 @@ TEST_CASE("bwrap feature cache: keyed by the binary, atomic, private", "[sandbox
   std::ofstream(bin) << "#!/bin/sh\nexit 0\n";
   fs::permissions(bin, fs::perms::owner_all);
   uid_t uid = ::getuid();
-  auto r = bwrap_features(bin, home, uid, false);  // --dry-run: nothing written
+  // The probe only reads: a stale (here: missing) cache comes back as preparations.
+  auto r = bwrap_features(bin, home, uid);
   CHECK(r.overlay);
   CHECK_FALSE(fs::exists(home + "/.cache/blaude"));
-  r = bwrap_features(bin, home, uid, true);
-  CHECK(r.overlay);
+  REQUIRE_FALSE(r.cache_writes.empty());
+  auto apply_all = [](const BwrapFeatures& b) {
+    for (const auto& p : b.cache_writes) CHECK(blaude::app::apply(p).empty());
+  };
+  apply_all(r);
   std::string cache = home + "/.cache/blaude/bwrap-features-" + std::to_string(uid);
   REQUIRE(fs::exists(cache));
   struct stat st;
   REQUIRE(::stat((home + "/.cache/blaude").c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0700);
+  REQUIRE(::stat(cache.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  CHECK(bwrap_features(bin, home, uid).cache_writes.empty());  // fresh: nothing to write
   // Now it rejects --overlay-src: the cache still answers until the binary changes.
   std::ofstream(bin) << "#!/bin/sh\n[ \"$1\" = --version ] && exit 0\nexit 1\n";
   CHECK(bwrap_identity(bin) != std::string());
-  auto again = bwrap_features(bin, home, uid, true);
+  auto again = bwrap_features(bin, home, uid);
   CHECK_FALSE(again.overlay);  // size changed → identity changed → re-probed
   CHECK_FALSE(again.probe_failed);
+  apply_all(again);
   // A bwrap that cannot answer at all: not cached, flagged.
   std::ofstream(bin) << "#!/bin/sh\nexit 3\n";
-  auto broken = bwrap_features(bin, home, uid, true);
+  auto broken = bwrap_features(bin, home, uid);
   CHECK(broken.probe_failed);
+  CHECK(broken.cache_writes.empty());
   std::ifstream in(cache);
   std::string first;
   std::getline(in, first);
   CHECK(first != bwrap_identity(bin));
   // The real one on this host, if installed.
-  if (::access("/usr/bin/bwrap", X_OK) == 0) CHECK_FALSE(bwrap_features("/usr/bin/bwrap", home, uid, false).probe_failed);
+  if (::access("/usr/bin/bwrap", X_OK) == 0) CHECK_FALSE(bwrap_features("/usr/bin/bwrap", home, uid).probe_failed);
 }
 
 TEST_CASE("lexical path helpers", "[sandbox]") {

@@ -6,10 +6,13 @@
 #include <string>
 
 #include "catch.hpp"
-#include "sandbox/seatbelt_launch.hpp"
-#include "sandbox/trust_io.hpp"
+#include "sandbox/seatbelt/launch.hpp"
+#include "sandbox/trust/io.hpp"
 
 using namespace blaude::sandbox;
+using namespace blaude::sandbox::policy;
+using namespace blaude::sandbox::trust;
+using namespace blaude::sandbox::seatbelt;
 namespace fs = std::filesystem;
 
 namespace {

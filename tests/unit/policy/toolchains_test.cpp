@@ -1,11 +1,12 @@
 #include <string>
 
 #include "catch.hpp"
-#include "policy_test_context.hpp"
-#include "sandbox/policy.hpp"
-#include "sandbox/toolchains.hpp"
+#include "policy/test_context.hpp"
+#include "sandbox/policy/policy.hpp"
+#include "sandbox/policy/toolchains.hpp"
 
 using namespace blaude::sandbox;
+using namespace blaude::sandbox::policy;
 using blaude::sandbox::testing::test_context;
 
 namespace {

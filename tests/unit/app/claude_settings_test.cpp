@@ -10,9 +10,9 @@
 #include <sstream>
 
 #include "catch.hpp"
-#include "cli/claude_settings.hpp"
+#include "app/claude_settings.hpp"
 
-using namespace blaude::cli;
+using namespace blaude::app;
 namespace fs = std::filesystem;
 
 namespace {

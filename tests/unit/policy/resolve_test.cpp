@@ -5,9 +5,10 @@
 #include <string>
 
 #include "catch.hpp"
-#include "sandbox/policy_resolve.hpp"
+#include "sandbox/policy/resolve.hpp"
 
 using namespace blaude::sandbox;
+using namespace blaude::sandbox::policy;
 namespace fs = std::filesystem;
 
 namespace {

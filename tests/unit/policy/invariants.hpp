@@ -6,12 +6,14 @@
 #include <string>
 #include <string_view>
 
-#include "sandbox/policy.hpp"
-#include "sandbox/seatbelt_profile.hpp"
-#include "sandbox/toolchains.hpp"
-#include "sbpl_reader.hpp"
+#include "sandbox/policy/policy.hpp"
+#include "sandbox/seatbelt/profile.hpp"
+#include "sandbox/policy/toolchains.hpp"
+#include "seatbelt/sbpl_reader.hpp"
 
 namespace blaude::sandbox::testing {
+using namespace blaude::sandbox::policy;
+using namespace blaude::sandbox::seatbelt;
 
 inline std::string_view trim_blanks(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);

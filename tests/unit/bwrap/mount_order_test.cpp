@@ -8,20 +8,19 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "sandbox/mount_order.hpp"
-#include "mount_order_check.hpp"
-#include "sandbox/plan.hpp"
+#include "fake_host.hpp"
+#include "sandbox/bwrap/mount_order.hpp"
+#include "bwrap/mount_order_check.hpp"
+#include "sandbox/bwrap/plan.hpp"
 
 using namespace blaude;
 using namespace blaude::sandbox;
+using namespace blaude::sandbox::bwrap;
+using namespace blaude::testing;
 using Argv = std::vector<std::string>;
 
 namespace {
 
-void put(HostFacts& f, const std::string& p, Kind k) { f.paths[p] = PathFact{k, k, p, ""}; }
-void put_link(HostFacts& f, const std::string& p, const std::string& link, const std::string& real, Kind k) {
-  f.paths[p] = PathFact{Kind::Symlink, k, real, link};
-}
 
 // A host with everything the planner has a rule for; `home` may lie under /tmp.
 HostFacts rich_host(const std::string& home, const std::string& cwd) {
@@ -116,17 +115,17 @@ std::vector<std::pair<std::string, Variant>> variants() {
 
 struct Combo {
   std::string name;
-  std::function<void(cli::Options&)> set;
+  std::function<void(SandboxRequest&)> set;
 };
 
 std::vector<Combo> combos() {
   return {
-      {"defaults", [](cli::Options&) {}},
-      {"--allow-protected-writes", [](cli::Options& o) { o.allow_protected_writes = true; }},
-      {"--clear-tmp", [](cli::Options& o) { o.clear_tmp = true; }},
-      {"--tmp", [](cli::Options& o) { o.tmp = true; }},
-      {"--git --ssh --aws --keyring", [](cli::Options& o) { o.git = o.ssh = o.aws = o.keyring = true; }},
-      {"--no-network --clear-tmp --git", [](cli::Options& o) { o.no_network = o.clear_tmp = o.git = true; }},
+      {"defaults", [](SandboxRequest&) {}},
+      {"--allow-protected-writes", [](SandboxRequest& o) { o.allow_protected_writes = true; }},
+      {"--clear-tmp", [](SandboxRequest& o) { o.clear_tmp = true; }},
+      {"--tmp", [](SandboxRequest& o) { o.tmp = true; }},
+      {"--git --ssh --aws --keyring", [](SandboxRequest& o) { o.git = o.ssh = o.aws = o.keyring = true; }},
+      {"--no-network --clear-tmp --git", [](SandboxRequest& o) { o.no_network = o.clear_tmp = o.git = true; }},
   };
 }
 
@@ -181,7 +180,7 @@ TEST_CASE("mount order holds for every host variant and option combination", "[s
             HostFacts f = rich_host(home, cwd);
             f.overlay = overlay;
             variant(f);
-            cli::Options o;
+            SandboxRequest o;
             c.set(o);
             PlanInputs in;
             in.command = {"claude"};
@@ -218,7 +217,7 @@ TEST_CASE("plan() fails closed when a -m mount would hide a protection", "[sandb
   put(f, "/home/u/.config/git", Kind::Dir);
   PlanInputs in;
   in.command = {"claude"};
-  cli::Options o;
+  SandboxRequest o;
   o.mounts = {{"/home/u/.config", true}};
   f.mount_paths = {"/home/u/.config"};
   f.mounts = {f.at("/home/u/.config")};
@@ -238,7 +237,7 @@ TEST_CASE("plan() fails closed when a -m mount would hide a protection", "[sandb
   o.mounts = {{"/opt/vendor", true}};
   f.mount_paths = {"/opt/vendor"};
   f.mounts = {f.at("/opt/vendor")};
-  cli::Options strict;
+  SandboxRequest strict;
   strict.mounts = o.mounts;
   CHECK_THROWS_AS(plan(strict, f, in), PlanError);
   auto p = plan(o, f, in);
@@ -268,7 +267,7 @@ TEST_CASE("mounts whose destination shows as a symlink land on the link's target
     put_link(f, "/home/u/.config/claude", "../dots/claude", "/home/u/dots/claude", Kind::Dir);
     f.nvm_dir = "/home/u/.config/nvm";
     put_link(f, f.nvm_dir, "/srv/nvm", "/srv/nvm", Kind::Dir);
-    auto p = plan(cli::Options{}, f, in);
+    auto p = plan(SandboxRequest{}, f, in);
     check_mount_order(p.argv);
     CHECK(has(p.argv, {"--bind", "/home/u/dots/claude", "/home/u/dots/claude"}));
     CHECK_FALSE(mentions(p.argv, "/home/u/.config/claude"));
@@ -283,7 +282,7 @@ TEST_CASE("mounts whose destination shows as a symlink land on the link's target
     SECTION("a dangling link or one to $HOME is not mounted, with a warning") {
       put_link(f, "/home/u/.config/claude", "../gone", "", Kind::Missing);
       put_link(f, f.nvm_dir, "..", "/home/u", Kind::Dir);
-      auto q = plan(cli::Options{}, f, in);
+      auto q = plan(SandboxRequest{}, f, in);
       CHECK_FALSE(mentions(q.argv, "/home/u/.config/claude"));
       CHECK(any_of(q.warnings, "/home/u/.config/claude does not exist"));
       CHECK(any_of(q.warnings, "/home/u/.config/nvm is a symlink to your home directory"));
@@ -293,7 +292,7 @@ TEST_CASE("mounts whose destination shows as a symlink land on the link's target
   SECTION("control: a link on bwrap's tmpfs $HOME is mounted at its own path (bwrap makes the mount point)") {
     HostFacts f = rich_host("/home/u", "/srv/code/proj");
     put_link(f, "/home/u/.claude", "dots/claude", "/home/u/dots/claude", Kind::Dir);
-    auto p = plan(cli::Options{}, f, in);
+    auto p = plan(SandboxRequest{}, f, in);
     CHECK(has(p.argv, {"--bind", "/home/u/.claude", "/home/u/.claude"}));
   }
 }

@@ -3,11 +3,11 @@
 #include <string>
 
 #include "catch.hpp"
-#include "cli/apparmor.hpp"
-#include "cli/doctor.hpp"
+#include "app/apparmor.hpp"
+#include "app/doctor.hpp"
 
-using namespace blaude::cli;
-namespace aa = blaude::cli::apparmor;
+using namespace blaude::app;
+namespace aa = blaude::app::apparmor;
 
 namespace {
 
@@ -74,8 +74,8 @@ TEST_CASE("AppArmor detection over synthetic hosts") {
   CHECK(aa::decide(user) == aa::Verdict::NeedsRoot);
   auto out = aa::describe(aa::Verdict::NeedsRoot, user);
   CHECK(out.exit_code == 1);
-  CHECK(out.to_stderr);
-  CHECK(out.lines[1] == "Run: sudo blaude fix-apparmor");
+  REQUIRE(out.failure);
+  CHECK(out.failure->hint == "Run: sudo blaude fix-apparmor");
 
   auto nobwrap = f;
   nobwrap.bwrap_path.clear();
@@ -99,19 +99,27 @@ TEST_CASE("AppArmor startup warning only when restricted and no profile") {
   CHECK(aa::startup_warning(open).empty());
 }
 
-TEST_CASE("doctor: bwrap version and overlay support") {
+TEST_CASE("doctor: bwrap version; overlays as the launch's feature probe found them") {
   CHECK(doctor::parse_bwrap_version("bubblewrap 0.8.0\n") == std::vector<int>{0, 8, 0});
   CHECK_FALSE(doctor::parse_bwrap_version("garbage").has_value());
-  CHECK_FALSE(doctor::overlay_supported("0.8.0"));
-  CHECK(doctor::overlay_supported("0.9.0"));
-  CHECK(doctor::overlay_supported("0.11.1"));
-  CHECK_FALSE(doctor::overlay_supported(""));
+  doctor::Facts f;
+  f.bwrap_path = "/usr/bin/bwrap";
+  f.bwrap_version = "0.11.1";  // the version alone decides nothing: the probe's answer does
+  auto text = [](const doctor::Facts& facts) {
+    std::string all;
+    for (const auto& l : doctor::report(facts)) all += l.text + "\n";
+    return all;
+  };
+  CHECK(text(f).find("bwrap overlays: not supported") != std::string::npos);
+  f.overlay = true;
+  CHECK(text(f).find("bwrap overlays: supported") != std::string::npos);
 }
 
 TEST_CASE("doctor: exit 0 only if blaude can run here") {
   doctor::Facts good;
   good.bwrap_path = "/usr/bin/bwrap";
   good.bwrap_version = "0.9.0";
+  good.overlay = true;
   good.userns_status = 0;
   good.claude_path = "/usr/local/bin/claude";
   good.log_path = "/l";
@@ -150,6 +158,7 @@ TEST_CASE("doctor: exit 0 only if blaude can run here") {
   // Caveats are not fatal: old bwrap, TIOCSTI allowed, no clipboard tool.
   auto caveats = good;
   caveats.bwrap_version = "0.8.0";
+  caveats.overlay = false;
   caveats.legacy_tiocsti = "1";
   caveats.display_present = true;
   CHECK(doctor::exit_code(doctor::report(caveats)) == 0);

@@ -3,9 +3,11 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "common/shell_quote.hpp"
 #include "cli/command.hpp"
 #include "cli/parse.hpp"
 
+using namespace blaude;
 using namespace blaude::cli;
 using Args = std::vector<std::string>;
 
@@ -187,7 +189,7 @@ TEST_CASE("command choice follows the seed") {
 }
 
 TEST_CASE("shell_quote makes a pasteable line") {
-  CHECK(shell_quote({"claude", "-p", "it's a test", ""}) == "claude -p 'it'\\''s a test' ''");
-  CHECK(shell_quote({"a=b", "/x/y:z"}) == "a=b /x/y:z");
-  CHECK(shell_quote({"$HOME", "a;b"}) == "'$HOME' 'a;b'");
+  CHECK(shell_quote(Args{"claude", "-p", "it's a test", ""}) == "claude -p 'it'\\''s a test' ''");
+  CHECK(shell_quote(Args{"a=b", "/x/y:z"}) == "a=b /x/y:z");
+  CHECK(shell_quote(Args{"$HOME", "a;b"}) == "'$HOME' 'a;b'");
 }

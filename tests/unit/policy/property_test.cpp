@@ -3,10 +3,11 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "policy_invariants.hpp"
-#include "policy_test_context.hpp"
+#include "policy/invariants.hpp"
+#include "policy/test_context.hpp"
 
 using namespace blaude::sandbox;
+using namespace blaude::sandbox::policy;
 using namespace blaude::sandbox::testing;
 
 TEST_CASE("policy property: accepted files yield only the declared rules", "[policy][property]") {

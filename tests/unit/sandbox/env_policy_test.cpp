@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "app/launch.hpp"
 #include "cli/parse.hpp"
 #include "sandbox/env_policy.hpp"
 
@@ -24,10 +25,11 @@ sandbox::EnvContext ctx() {
   return c;
 }
 
-cli::Options opts(const std::vector<std::string>& args) {
+// The rules as the app layer derives them from a command line.
+sandbox::EnvRules opts(const std::vector<std::string>& args) {
   auto r = cli::parse(args);
   REQUIRE(std::holds_alternative<cli::Options>(r));
-  return std::get<cli::Options>(r);
+  return app::env_rules(std::get<cli::Options>(r));
 }
 
 Env run(const std::vector<std::string>& host, const std::vector<std::string>& args = {},

@@ -6,32 +6,20 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "sandbox/plan.hpp"
-#include "sandbox/plan_builder.hpp"
+#include "fake_host.hpp"
+#include "sandbox/bwrap/plan.hpp"
+#include "sandbox/bwrap/plan_builder.hpp"
 
 using namespace blaude;
 using namespace blaude::sandbox;
+using namespace blaude::sandbox::bwrap;
+using namespace blaude::testing;
 using Argv = std::vector<std::string>;
 
 namespace {
 
-void put(HostFacts& f, const std::string& p, Kind k) { f.paths[p] = PathFact{k, k, p, ""}; }
 
-HostFacts host() {
-  HostFacts f;
-  f.uid = f.gid = 1000;
-  f.user = "u";
-  f.home = f.home_real = "/home/u";
-  f.cwd = "/home/u/proj";
-  f.bwrap = "/usr/bin/bwrap";
-  f.overlay = true;
-  f.nvm_dir = "/home/u/.nvm";
-  for (const char* d : {"/bin", "/sbin", "/lib", "/lib64"})
-    f.paths[d] = PathFact{Kind::Symlink, Kind::Dir, std::string("/usr") + d, std::string("usr") + d};
-  put(f, "/tmp", Kind::Dir);
-  put(f, "/home/u/.claude", Kind::Dir);
-  return f;
-}
+HostFacts host() { return typical_host(); }
 
 // claude found by PATH at `found`, reached through `hops` (found first), installed at `real`.
 void exe(HostFacts& f, const std::string& found, const std::string& real, const std::string& root,
@@ -51,12 +39,6 @@ PlanInputs inputs(Argv cmd = {"claude", "--dangerously-skip-permissions"}) {
   return in;
 }
 
-long find(const Argv& argv, const Argv& seq) {
-  auto it = std::search(argv.begin(), argv.end(), seq.begin(), seq.end());
-  return it == argv.end() ? -1 : long(it - argv.begin());
-}
-bool has(const Argv& argv, const Argv& seq) { return find(argv, seq) >= 0; }
-long count(const Argv& argv, const std::string& s) { return std::count(argv.begin(), argv.end(), s); }
 std::string first_path_dir(const HostFacts& f) {
   std::string p = sandbox_path(f);
   return p.substr(0, p.find(':'));
@@ -70,7 +52,7 @@ TEST_CASE("exe: an npm prefix in $HOME: the package read-only, the bin link recr
           "[sandbox][exe]") {
   HostFacts f = host();
   exe(f, "/home/u/.npm-global/bin/claude", kPkg + "/bin/claude.exe", kPkg);
-  auto a = plan(cli::Options{}, f, inputs()).argv;
+  auto a = plan(SandboxRequest{}, f, inputs()).argv;
   long bind = find(a, {"--ro-bind", kPkg, kPkg});
   long link = find(a, {"--symlink", kPkg + "/bin/claude.exe", "/home/u/.npm-global/bin/claude"});
   REQUIRE(bind >= 0);
@@ -90,7 +72,7 @@ TEST_CASE("exe: node_modules/.bin under /var (a tmpfs inside), as the test insta
   HostFacts f = host();
   const std::string nm = "/var/cache/blaude-test/claude/node_modules";
   exe(f, nm + "/.bin/claude", nm + "/@anthropic-ai/claude-code/bin/claude.exe", nm + "/@anthropic-ai/claude-code");
-  auto a = plan(cli::Options{}, f, inputs()).argv;
+  auto a = plan(SandboxRequest{}, f, inputs()).argv;
   long bind = find(a, {"--ro-bind", nm + "/@anthropic-ai/claude-code", nm + "/@anthropic-ai/claude-code"});
   REQUIRE(bind >= 0);
   CHECK(bind > find(a, {"--tmpfs", "/var"}));
@@ -124,8 +106,8 @@ TEST_CASE("exe: already visible at its own path: no extra mount, PATH order unch
     exe(f, "/tmp/tools/claude", "/tmp/tools/claude", "");
   }
   // The same host planning another command is the baseline (add_exe skips a mismatch).
-  const Argv base = plan(cli::Options{}, f, inputs({"other"})).argv;
-  auto a = plan(cli::Options{}, f, inputs()).argv;
+  const Argv base = plan(SandboxRequest{}, f, inputs({"other"})).argv;
+  auto a = plan(SandboxRequest{}, f, inputs()).argv;
   CHECK(count(a, "--symlink") == count(base, "--symlink"));
   CHECK(count(a, "--ro-bind") == count(base, "--ro-bind"));
   HostFacts without = f;
@@ -138,7 +120,7 @@ TEST_CASE("exe: a chain of links, each hidden hop recreated straight at the real
   // /opt/tools/bin/claude → /home/u/.npm-global/bin/claude → ../lib/.../bin/claude.exe
   exe(f, "/opt/tools/bin/claude", kPkg + "/bin/claude.exe", kPkg,
       {{"/opt/tools/bin/claude", "/opt/tools/bin/claude"}, {"/home/u/.npm-global/bin/claude", "/home/u/.npm-global/bin/claude"}});
-  auto a = plan(cli::Options{}, f, inputs()).argv;
+  auto a = plan(SandboxRequest{}, f, inputs()).argv;
   CHECK(has(a, {"--ro-bind", kPkg, kPkg}));
   CHECK(has(a, {"--symlink", kPkg + "/bin/claude.exe", "/opt/tools/bin/claude"}));
   CHECK(has(a, {"--symlink", kPkg + "/bin/claude.exe", "/home/u/.npm-global/bin/claude"}));
@@ -148,7 +130,7 @@ TEST_CASE("exe: a chain of links, each hidden hop recreated straight at the real
 TEST_CASE("exe: a program that is no npm package: the file alone", "[sandbox][exe]") {
   HostFacts f = host();
   exe(f, "/home/u/bin/claude", "/srv/claude/claude-bin", "");
-  auto a = plan(cli::Options{}, f, inputs()).argv;
+  auto a = plan(SandboxRequest{}, f, inputs()).argv;
   CHECK(has(a, {"--ro-bind", "/srv/claude/claude-bin", "/srv/claude/claude-bin"}));
   CHECK_FALSE(has(a, {"--ro-bind", "/srv/claude", "/srv/claude"}));
   CHECK(has(a, {"--symlink", "/srv/claude/claude-bin", "/home/u/bin/claude"}));
@@ -159,11 +141,11 @@ TEST_CASE("exe: --exec with an absolute path is bound, PATH untouched; a mismatc
   HostFacts f = host();
   const std::string before = sandbox_path(f);
   f.exe = ExeFact{"/srv/tools/mytool", false, "/srv/tools/mytool", {}, "/srv/tools/mytool", ""};
-  auto a = plan(cli::Options{}, f, inputs({"/srv/tools/mytool", "--flag"})).argv;
+  auto a = plan(SandboxRequest{}, f, inputs({"/srv/tools/mytool", "--flag"})).argv;
   CHECK(has(a, {"--ro-bind", "/srv/tools/mytool", "/srv/tools/mytool"}));
   CHECK(sandbox_path(f) == before);
   // The facts describe another program than the one that runs: nothing is mounted for it.
-  auto b = plan(cli::Options{}, f, inputs({"claude"})).argv;
+  auto b = plan(SandboxRequest{}, f, inputs({"claude"})).argv;
   CHECK_FALSE(has(b, {"--ro-bind", "/srv/tools/mytool", "/srv/tools/mytool"}));
 }
 
@@ -172,7 +154,7 @@ TEST_CASE("exe: claude is reachable beside another program (--exec bash), after 
   exe(f, "/home/u/.npm-global/bin/claude", kPkg + "/bin/claude.exe", kPkg);  // fills f.exe
   f.claude = f.exe;
   f.exe = ExeFact{"mytool", true, "/srv/bin/mytool", {}, "/srv/bin/mytool", ""};
-  auto a = plan(cli::Options{}, f, inputs({"mytool"})).argv;
+  auto a = plan(SandboxRequest{}, f, inputs({"mytool"})).argv;
   CHECK(has(a, {"--ro-bind", "/srv/bin/mytool", "/srv/bin/mytool"}));
   CHECK(has(a, {"--ro-bind", kPkg, kPkg}));
   CHECK(has(a, {"--symlink", kPkg + "/bin/claude.exe", "/home/u/.npm-global/bin/claude"}));
@@ -182,7 +164,7 @@ TEST_CASE("exe: claude is reachable beside another program (--exec bash), after 
   f.claude.found = f.claude.real = "/home/u/.ssh/claude";
   f.claude.hops.clear();
   f.claude.package_root.clear();
-  auto p = plan(cli::Options{}, f, inputs({"mytool"}));
+  auto p = plan(SandboxRequest{}, f, inputs({"mytool"}));
   CHECK_FALSE(has(p.argv, {"--ro-bind", "/home/u/.ssh/claude", "/home/u/.ssh/claude"}));
   REQUIRE(p.warnings.size() == 1);
   CHECK(p.warnings[0].find("refusing to mount /home/u/.ssh/claude") != std::string::npos);
@@ -206,7 +188,7 @@ TEST_CASE("exe: refuses what would expose $HOME or a secrets dir", "[sandbox][ex
     exe(f, "/home/u/bin/claude", "/data/u/.gnupg/claude", "");
   }
   try {
-    plan(cli::Options{}, f, inputs());
+    plan(SandboxRequest{}, f, inputs());
     FAIL("plan() accepted it");
   } catch (const PlanError& e) {
     CHECK(std::string(e.what()).find("refusing to mount") != std::string::npos);
@@ -217,7 +199,7 @@ TEST_CASE("exe: refuses what would expose $HOME or a secrets dir", "[sandbox][ex
 TEST_CASE("exe: control for the refusals: the same layout outside the secrets dir is mounted", "[sandbox][exe]") {
   HostFacts f = host();
   exe(f, "/home/u/bin/claude", "/home/u/bin/claude", "");
-  auto a = plan(cli::Options{}, f, inputs()).argv;
+  auto a = plan(SandboxRequest{}, f, inputs()).argv;
   CHECK(has(a, {"--ro-bind", "/home/u/bin/claude", "/home/u/bin/claude"}));
 }
 

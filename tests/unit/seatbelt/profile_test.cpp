@@ -4,13 +4,16 @@
 #include <string>
 
 #include "catch.hpp"
-#include "policy_test_context.hpp"
-#include "sandbox/policy.hpp"
-#include "sandbox/seatbelt_launch.hpp"
-#include "sandbox/seatbelt_profile.hpp"
-#include "sbpl_reader.hpp"
+#include "policy/test_context.hpp"
+#include "sandbox/policy/policy.hpp"
+#include "sandbox/seatbelt/launch.hpp"
+#include "sandbox/seatbelt/profile.hpp"
+#include "seatbelt/sbpl_reader.hpp"
 
 using namespace blaude::sandbox;
+using namespace blaude::sandbox::policy;
+using namespace blaude::sandbox::trust;
+using namespace blaude::sandbox::seatbelt;
 using blaude::sandbox::testing::test_context;
 
 namespace {

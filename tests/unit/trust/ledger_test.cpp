@@ -1,11 +1,13 @@
 #include <string>
 
 #include "catch.hpp"
-#include "sandbox/policy_print.hpp"
-#include "sandbox/trust_io.hpp"
-#include "sandbox/trust_ledger.hpp"
+#include "sandbox/policy/print.hpp"
+#include "sandbox/trust/io.hpp"
+#include "sandbox/trust/ledger.hpp"
 
 using namespace blaude::sandbox;
+using namespace blaude::sandbox::policy;
+using namespace blaude::sandbox::trust;
 
 TEST_CASE("trust: sha256 is libcrypto's", "[trust]") {
   CHECK(sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");

@@ -1,0 +1,70 @@
+// The one fake host of the unit tests: HostFacts filled by hand (nothing is probed), a typical
+// merged-/usr Linux host to start from, and the argv helpers the planner tests share.
+#pragma once
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sandbox/bwrap/host_facts.hpp"
+#include "sandbox/bwrap/plan.hpp"
+#include "sandbox/request.hpp"
+
+namespace blaude::testing {
+
+using Argv = std::vector<std::string>;
+using sandbox::bwrap::HostFacts;
+using sandbox::bwrap::Kind;
+using sandbox::bwrap::PathFact;
+
+inline void put(HostFacts& f, const std::string& p, Kind k) { f.paths[p] = PathFact{k, k, p, ""}; }
+inline void put_link(HostFacts& f, const std::string& p, const std::string& link, const std::string& real, Kind k) {
+  f.paths[p] = PathFact{Kind::Symlink, k, real, link};
+}
+inline PathFact fact(Kind k, const std::string& p) { return PathFact{k, k, k == Kind::Missing ? "" : p, ""}; }
+
+// uid 1000 "u", HOME /home/u, workspace /home/u/proj, bwrap 0.9+ (overlays), merged /usr,
+// a host /tmp and an existing ~/.claude.
+inline HostFacts typical_host() {
+  HostFacts f;
+  f.uid = f.gid = 1000;
+  f.user = "u";
+  f.home = f.home_real = "/home/u";
+  f.cwd = "/home/u/proj";
+  f.bwrap = "/usr/bin/bwrap";
+  f.overlay = true;
+  f.nvm_dir = "/home/u/.nvm";
+  f.fnm_dir = "/home/u/.local/share/fnm";
+  f.pnpm_home = "/home/u/.local/share/pnpm";
+  f.corepack_home = "/home/u/.cache/node/corepack";
+  for (auto [d, t] : {std::pair{"/bin", "usr/bin"}, {"/sbin", "usr/sbin"}, {"/lib", "usr/lib"}, {"/lib64", "usr/lib64"}})
+    put_link(f, d, t, std::string("/") + t, Kind::Dir);
+  put(f, "/tmp", Kind::Dir);
+  put(f, "/home/u/.claude", Kind::Dir);
+  return f;
+}
+
+// What the planner gets besides the request's options: the environment and the command (the
+// tests' old PlanInputs, kept as a value so each test states only what it varies).
+struct PlanInputs {
+  sandbox::EnvList env;
+  std::vector<std::string> command{"claude", "--dangerously-skip-permissions"};
+  sandbox::Grants grants;
+};
+
+inline sandbox::LaunchPlan plan(sandbox::SandboxRequest req, const HostFacts& f, const PlanInputs& in = {}) {
+  req.command = in.command;
+  req.grants = in.grants;
+  return sandbox::bwrap::plan(req, f, in.env);
+}
+
+// Index of the first occurrence of `seq` as a contiguous run in argv, or -1.
+inline long find(const Argv& argv, const Argv& seq) {
+  auto it = std::search(argv.begin(), argv.end(), seq.begin(), seq.end());
+  return it == argv.end() ? -1 : long(it - argv.begin());
+}
+inline bool has(const Argv& argv, const Argv& seq) { return find(argv, seq) >= 0; }
+inline long count(const Argv& argv, const std::string& s) { return std::count(argv.begin(), argv.end(), s); }
+inline bool mentions(const Argv& argv, const std::string& s) { return count(argv, s) > 0; }
+
+}  // namespace blaude::testing
