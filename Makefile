@@ -32,9 +32,12 @@ test: deps-test bwrap-overlay
 	$(MAKE) --no-print-directory fuzz
 
 # A bubblewrap with overlays (>= 0.9) for test_sandbox_overlay, from Debian's registry into
-# /var/cache/blaude-test (Debian 12's own is 0.8). Without it that test skips and says why.
+# /var/cache/blaude-test (Debian 12's own is 0.8). Without it: an error in CI (CI=true), where
+# every test must run; elsewhere (say, offline) a warning, and that test skips saying why.
 bwrap-overlay: deps-test
-	@scripts/get-bwrap-overlay.sh >/dev/null || echo "warning: no bwrap >= 0.9; test_sandbox_overlay will skip" >&2
+	@scripts/get-bwrap-overlay.sh >/dev/null || { \
+	  if [ "$${CI:-}" = true ]; then echo "error: no bwrap >= 0.9 (CI=true): test_sandbox_overlay cannot run" >&2; exit 1; fi; \
+	  echo "warning: no bwrap >= 0.9; test_sandbox_overlay will skip (with CI=true it fails)" >&2; }
 
 asan: deps-test
 	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DBLAUDE_WERROR=ON -DBLAUDE_SANITIZE=ON >/dev/null

@@ -5,7 +5,7 @@
 set -euo pipefail
 BUILD=${1:?build dir}
 RUNS=${2:-50}
-DRV="$BUILD/tests/sandbox_driver"
+BLAUDE="$BUILD/blaude"  # the real binary (the test-only sandbox_driver is gone)
 T=$(mktemp -d /tmp/blaude-bench.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 export HOME="$T/home"
@@ -45,6 +45,6 @@ avg_ms() {  # avg_ms DIR CMD...: mean wall time of RUNS runs, in ms
 
 printf '%-34s %10s %10s\n' "" small large
 printf '%-34s %10s %10s\n' "bwrap --ro-bind / / true" "$(avg_ms "$small" bwrap --ro-bind / / true)" "$(avg_ms "$large" bwrap --ro-bind / / true)"
-printf '%-34s %10s %10s\n' "driver --dry-run --exec true" "$(avg_ms "$small" "$DRV" --dry-run --exec true)" "$(avg_ms "$large" "$DRV" --dry-run --exec true)"
-printf '%-34s %10s %10s\n' "driver --exec true" "$(avg_ms "$small" "$DRV" --exec true)" "$(avg_ms "$large" "$DRV" --exec true)"
+printf '%-34s %10s %10s\n' "blaude --dry-run --exec true" "$(avg_ms "$small" "$BLAUDE" --dry-run --exec true)" "$(avg_ms "$large" "$BLAUDE" --dry-run --exec true)"
+printf '%-34s %10s %10s\n' "blaude --exec true" "$(avg_ms "$small" "$BLAUDE" --exec true)" "$(avg_ms "$large" "$BLAUDE" --exec true)"
 printf '%-34s %10s %10s\n' "/bin/true (process start floor)" "$(avg_ms "$small" /bin/true)" "$(avg_ms "$large" /bin/true)"

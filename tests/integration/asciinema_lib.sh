@@ -1,6 +1,6 @@
 # Shared by test_asciinema_*.sh (not a test itself): the session program, the recorded command
 # and the checks every topology makes. Source after lib.sh.
-command -v asciinema >/dev/null || skip "asciinema is not installed (Debian package asciinema)"
+command -v asciinema >/dev/null || missing "asciinema is not installed (Debian package asciinema)"
 
 export XDG_STATE_HOME="$T_DIR/state"
 CAST="$T_DIR/rec.cast"

@@ -38,6 +38,22 @@ check_eq() { # check_eq "description" expected actual
   if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: expected [$2], got [$3]"; fi; }
 not() { ! "$@"; }
 skip() { echo "SKIP: $*"; exit 77; }
+# Prerequisites. `make test` installs every tool the suite uses (scripts/deps.sh test) and builds
+# every target, so a missing one is a broken setup: `missing` fails, in CI and everywhere else.
+missing() { echo "FAIL: prerequisite missing: $* (run scripts/deps.sh test, or make test)"; exit 1; }
+# A property of the host outside the project (kernel settings, AppArmor, not running as root):
+# a failure in CI (CI=true, set by .ci/run), which must run every test; elsewhere a skip that
+# says why.
+host_lacks() {
+  if [ "${CI:-}" = true ]; then echo "FAIL: the CI host lacks a prerequisite: $*"; exit 1; fi
+  skip "$* (outside CI only: with CI=true this is a failure)"
+}
+# need_sandbox: bwrap, and a user namespace for uid 65534 (what every sandbox test needs).
+need_sandbox() {
+  command -v bwrap >/dev/null || missing "bwrap is not installed"
+  as_nobody bwrap --unshare-user --ro-bind / / true 2>"$T_DIR/userns.err" ||
+    host_lacks "bwrap cannot create a user namespace as uid 65534: $(cat "$T_DIR/userns.err")"
+}
 finish() {
   echo "$T_NAME: $((T_CHECKS-T_FAILS)) of $T_CHECKS checks passed"
   [ "$T_FAILS" -eq 0 ] && [ "$T_CHECKS" -gt 0 ]

@@ -4,7 +4,7 @@
 # them, since tmux itself swallows application OSC 52).
 
 for t in Xvfb xclip xsel base64; do
-  command -v "$t" >/dev/null || skip "$t is not installed (run scripts/deps.sh test)"
+  command -v "$t" >/dev/null || missing "$t is not installed"
 done
 
 start_xvfb() {

@@ -4,8 +4,8 @@
 . "$(dirname "$0")/lib.sh"
 
 PTYBENCH="${BLAUDE_BUILD:?}/ptybench"
-[ -x "$PTYBENCH" ] || skip "ptybench not built ($PTYBENCH)"
-command -v script >/dev/null || skip "util-linux script not installed"
+[ -x "$PTYBENCH" ] || missing "ptybench not built ($PTYBENCH)"
+command -v script >/dev/null || missing "util-linux script not installed"
 
 tiny=(--size 2 --reps 1 --rss-size 3 --latency-samples 20 --resize-samples 5 --start-samples 2)
 

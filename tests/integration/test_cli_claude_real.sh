@@ -11,10 +11,7 @@
 # are read back from claude's own transcript on the host.
 . "$(dirname "$0")/lib.sh"
 
-command -v bwrap >/dev/null || skip "bwrap is not installed"
-if ! as_nobody bwrap --unshare-user --ro-bind / / true 2>"$T_DIR/userns.err"; then
-  skip "bwrap cannot create a user namespace as uid 65534: $(cat "$T_DIR/userns.err")"
-fi
+need_sandbox
 CLAUDE_BIN=$("$BLAUDE_SRC/scripts/install-test-claude.sh") || { fail "install Claude Code"; finish; }
 CLAUDE_DIR=$(dirname "$CLAUDE_BIN")
 log "claude: $CLAUDE_BIN -> $(readlink -f "$CLAUDE_BIN") ($(as_nobody env HOME="$T_DIR" "$CLAUDE_BIN" --version 2>/dev/null))"

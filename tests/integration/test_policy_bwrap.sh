@@ -1,19 +1,18 @@
 #!/usr/bin/env bash
-# The policy on Linux with the real bwrap as an unprivileged user (uid 65534).
-# Part A, the real path main will take: trust gate (--trust-policy) → policy grants → the bwrap
-# planner (sandbox::run_sandboxed) → bwrap: allow-read readable (not writable), allow-write
-# writable, allow-exec runnable (not writable), the rest of $HOME invisible, protected files
-# still protected although the policy tries `allow-write ./.git`.
-# Part B, the ordering convention itself (hand-built bwrap): protected rules after the grants
-# hold; a control with them first shows the attack succeeding.
+# The policy on Linux through the real blaude and the real bwrap as an unprivileged user (uid
+# 65534).
+# Part A, the product's path: trust gate (--trust-policy) → policy grants → the bwrap planner →
+# bwrap: allow-read readable (not writable), allow-write writable, allow-exec runnable (not
+# writable), the rest of $HOME invisible, protected files still protected although the policy
+# tries `allow-write ./.git`.
+# Part B, the ordering convention in what blaude emits (its --dry-run command, run as printed):
+# the grants' mounts come before the protected paths, so a grant over a protected path (a .git
+# bind added by hand where a buggy parser would put it) leaves them protected; the control, the
+# same bind after the protected paths, shows the attack succeeding.
 # Part C: a committed symlink cannot widen a grant.
 . "$(dirname "$0")/lib.sh"
 
-TOOL="$BLAUDE_BUILD/tests/policy_gate_tool"
-[ -x "$TOOL" ] || { echo "FAIL: $TOOL not built"; exit 1; }
-command -v bwrap >/dev/null || skip "bwrap is not installed"
-as_nobody bwrap --unshare-all --ro-bind / / true 2>/dev/null ||
-  skip "bwrap cannot create a user namespace as an unprivileged user here"
+need_sandbox
 
 H="$T_DIR/home"
 P="$H/proj"
@@ -28,23 +27,27 @@ echo '#!/bin/sh' >"$P/.git/hooks/pre-commit"
 echo '[core]' >"$P/.git/config"
 echo 'TOKEN=x' >"$P/.env"
 echo 'ref: refs/heads/main' >"$P/.git/HEAD"
-cat >"$P/.blaude" <<'POLICY'
-# what a hostile commit might try: re-open .git through a wider grant
-allow-write ./.git
-allow-read ~/.config/special
+POLICY_TAIL='allow-read ~/.config/special
 allow-write ~/data/out
 allow-exec ~/tools/bin
-tool huggingface
+tool huggingface'
+cat >"$P/.blaude" <<POLICY
+# what a hostile commit might try: re-open .git through a wider grant
+allow-write ./.git
+$POLICY_TAIL
 POLICY
 chown -R 65534:65534 "$H"
 
-# --- Part A: the real planner ---------------------------------------------------------------
-# run SCRIPT: the gate + planner + bwrap as uid 65534, from the project, with a scrubbed env.
-run() {
-  (cd "$P" && env -i HOME="$H" PATH=/usr/bin:/bin TERM=dumb \
-    setpriv --reuid=65534 --regid=65534 --clear-groups \
-    "$TOOL" run --trust-policy -- sh -c "$1" </dev/null 2>>"$T_DIR/run.err")
+# blaude_in DIR HOME [blaude options]: the real blaude as uid 65534 from DIR, scrubbed env.
+blaude_in() {
+  local dir=$1 home=$2; shift 2
+  (cd "$dir" && env -i HOME="$home" PATH=/usr/bin:/bin TERM=dumb \
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$BLAUDE" "$@" </dev/null)
 }
+
+# --- Part A: the product ---------------------------------------------------------------------
+# run SCRIPT: SCRIPT in sh in blaude's sandbox, from the project, the policy applied.
+run() { blaude_in "$P" "$H" --trust-policy --exec sh -c "$1" 2>>"$T_DIR/run.err"; }
 fails_in() { ! run "$1"; }
 check_eq "A: allow-read readable" "special-config" "$(run "cat '$H/.config/special/cfg'")"
 check "A: allow-read not writable" fails_in "echo x > '$H/.config/special/cfg'"
@@ -55,63 +58,67 @@ check "A: allow-exec not writable" fails_in "echo x > '$H/tools/bin/evil'"
 check "A: rest of HOME invisible (notes)" run "! test -e '$H/notes/secret.txt'"
 check "A: rest of HOME invisible (.ssh)" run "! test -e '$H/.ssh/id_rsa'"
 check "A: the project is writable" run "echo y > src/main.c"
-for target in .git/hooks/pre-commit .git/hooks/post-checkout .git/config; do
+check "A: ordinary git files are writable (commits land)" run "echo x > .git/description"
+for target in .git/hooks/pre-commit .git/hooks/post-checkout .git/config .env .blaude; do
   check "A: protected despite allow-write ./.git: $target" fails_in "echo evil >> '$target'"
   check "A: not via the host path either: $target" fails_in "echo evil >> '$P/$target'"
 done
+check "A: hooks cannot be renamed away" fails_in "mv .git/hooks .git/h2"
 check_eq "A: hooks unchanged on the host" '#!/bin/sh' "$(cat "$P/.git/hooks/pre-commit")"
 check "A: no new hook on the host" test ! -e "$P/.git/hooks/post-checkout"
-check "A: the gate said the ./.git line is ignored" \
-  grep -q "$P/.blaude:2: ./.git is inside the project" <(cd "$P" && HOME="$H" "$TOOL" print)
+# Controls on the host: the same user reads and writes all of it outside the sandbox.
+check "A control: uid 65534 reads notes outside" as_nobody grep -q private-notes "$H/notes/secret.txt"
+check "A control: uid 65534 can write hooks outside" as_nobody test -w "$P/.git/hooks/pre-commit"
+check "A: --print-policy says the ./.git line is ignored" \
+  grep -q "$P/.blaude:2: ./.git is inside the project" <<<"$(blaude_in "$P" "$H" --print-policy)"
 
-# --- Part B: the convention, hand-built -----------------------------------------------------
-mapfile -t POLICY_ARGS < <(cd "$P" && HOME="$H" "$TOOL" bwrap-args)
-check "policy yields bwrap args" test "${#POLICY_ARGS[@]}" -gt 0
-check "write grant is a bind" grep -qx -- "--bind-try" < <(printf '%s\n' "${POLICY_ARGS[@]}")
-check "read grant is a ro-bind" grep -qx -- "--ro-bind-try" < <(printf '%s\n' "${POLICY_ARGS[@]}")
+# --- Part B: the order of what blaude emits ---------------------------------------------------
+# plan SCRIPT: blaude's --dry-run command (one option group per line) for SCRIPT.
+plan() { blaude_in "$P" "$H" --trust-policy --dry-run --exec sh -c "$1" 2>/dev/null; }
+printed=$(plan true)
+check "B: write grant is a bind" grep -qx -- "  --bind $H/data/out $H/data/out \\\\" <<<"$printed"
+check "B: read grant is a read-only bind" grep -qx -- "  --ro-bind $H/.config/special $H/.config/special \\\\" <<<"$printed"
+check "B: exec grant is a read-only bind" grep -qx -- "  --ro-bind $H/tools/bin $H/tools/bin \\\\" <<<"$printed"
+# `allow-write ./.git` is ignored: the command is the same without that line.
+cp "$P/.blaude" "$T_DIR/blaude.orig"
+printf '%s\n' "$POLICY_TAIL" >"$P/.blaude"
+check_eq "B: allow-write ./.git adds nothing to the bwrap command" "$printed" "$(plan true)"
+cp "$T_DIR/blaude.orig" "$P/.blaude"
+# grant_line / protect_line: the last line mounting a grant, the first pinning a protected path.
+grant_line=$(grep -nE -- "^  --(ro-)?bind $H/(data/out|\\.config/special|tools/bin) " <<<"$printed" | tail -1 | cut -d: -f1)
+protect_line=$(grep -nE -- "^  --ro-bind $P/(\\.git/hooks|\\.git/config|\\.env|\\.blaude) " <<<"$printed" | head -1 | cut -d: -f1)
+check "B: the grants come before the protected paths (lines ${grant_line:-?} < ${protect_line:-?})" \
+  test "${grant_line:-0}" -gt 0 -a "${protect_line:-0}" -gt "${grant_line:-0}"
 
-# The parser ignores `allow-write ./.git`; add that mount by hand (as a buggy planner or parser
-# might) to show that the protected rules, emitted last, still hold.
-check "parser emitted no mount for ./.git" bash -c "! grep -qx -- '$P/.git' <(printf '%s\\n' \"\$@\")" _ "${POLICY_ARGS[@]}"
-POLICY_ARGS+=(--bind "$P/.git" "$P/.git")
-BASE=(--unshare-all --die-with-parent --ro-bind / / --dev /dev --proc /proc --tmpfs "$H"
-  --bind "$P" "$P")
-PROTECT=()
-for f in .git/hooks .git/config .env .blaude; do PROTECT+=(--ro-bind "$P/$f" "$P/$f"); done
-
-sb() { as_nobody bwrap "${BASE[@]}" "${POLICY_ARGS[@]}" "${PROTECT[@]}" -- "$@" 2>/dev/null; }
-fails() { ! "$@"; }
-sb_wrong_order() { as_nobody bwrap "${BASE[@]}" "${PROTECT[@]}" "${POLICY_ARGS[@]}" -- "$@" 2>/dev/null; }
-
-# Controls on the host: the unprivileged user can read and write all of it outside the sandbox.
-check "control: nobody reads notes outside" as_nobody cat "$H/notes/secret.txt"
-check "control: nobody writes hooks outside" as_nobody sh -c "echo >>'$P/.git/hooks/pre-commit'"
+# sb ORDER SCRIPT: blaude's command for SCRIPT with a hand-added `--bind $P/.git $P/.git` (as a
+# buggy parser would emit for the ignored grant), placed among the grants ("grants") or after
+# the protected paths ("wrong"), run in sh as printed.
+sb() {
+  local p at extra="  --bind $P/.git $P/.git \\"
+  p=$(plan "$2")
+  if [ "$1" = grants ]; then
+    at=$(grep -nE -- "^  --(ro-)?bind $H/(data/out|\\.config/special|tools/bin) " <<<"$p" | tail -1 | cut -d: -f1)
+  else
+    at=$(($(grep -n -- '^  --chdir ' <<<"$p" | cut -d: -f1) - 1))
+  fi
+  [ "${at:-0}" -gt 0 ] || { echo "sb: no insertion point in the plan" >&2; return 2; }
+  p=$(EXTRA=$extra awk -v at="$at" '{ print } NR == at { print ENVIRON["EXTRA"] }' <<<"$p")
+  (cd "$P" && env -i HOME="$H" PATH=/usr/bin:/bin setpriv --reuid=65534 --regid=65534 --clear-groups \
+    sh -c "$p" </dev/null 2>/dev/null)
+}
 git_hook_before=$(cat "$P/.git/hooks/pre-commit")
-
-check_eq "allow-read: readable" "special-config" "$(sb cat "$H/.config/special/cfg")"
-check "allow-read: not writable" fails sb sh -c "echo x > '$H/.config/special/new'"
-check "allow-write: writable" sb sh -c "echo written > '$H/data/out/f'"
-check_eq "allow-write: reaches the host" "written" "$(cat "$H/data/out/f" 2>/dev/null)"
-check_eq "allow-exec: runs" "mytool-ran" "$(sb "$H/tools/bin/mytool")"
-check "allow-exec: not writable" fails sb sh -c "echo x > '$H/tools/bin/evil'"
-check "rest of HOME: notes invisible" sb sh -c "! test -e '$H/notes/secret.txt'"
-check "rest of HOME: .ssh invisible" sb sh -c "! test -e '$H/.ssh/id_rsa'"
-check "a .git grant (hand-added): ordinary git files writable" sb sh -c "echo x > '$P/.git/description'"
-check "project writable" sb sh -c "echo y > '$P/src/main.c'"
-
+check "B: the hand-added .git grant is in effect (ordinary git files writable)" \
+  sb grants "echo x > '$P/.git/description'"
 for target in .git/hooks/pre-commit .git/hooks/post-checkout .git/config .env .blaude; do
-  check "protected despite allow-write ./.git: $target" \
-    sb sh -c "! (echo evil >> '$P/$target') 2>/dev/null"
+  check "B: protected despite a .git grant among the grants: $target" \
+    sb grants "! (echo evil >> '$P/$target') 2>/dev/null"
 done
-check "protected: hooks cannot be renamed away" sb sh -c "! mv '$P/.git/hooks' '$P/.git/h2' 2>/dev/null"
-check_eq "hooks unchanged on the host" "$git_hook_before" "$(cat "$P/.git/hooks/pre-commit")"
-check "no new hook on the host" test ! -e "$P/.git/hooks/post-checkout"
-
-# Control: protected rules emitted BEFORE the policy's mounts (the xclaude ordering bug) let
-# `allow-write ./.git` re-open the hooks; the checks above would notice that order.
-check "control: wrong order re-opens hooks" \
-  sb_wrong_order sh -c "echo evil >> '$P/.git/hooks/pre-commit'"
-check "control: the write landed" grep -q evil "$P/.git/hooks/pre-commit"
+check "B: hooks cannot be renamed away" sb grants "! mv '$P/.git/hooks' '$P/.git/h2' 2>/dev/null"
+check_eq "B: hooks unchanged on the host" "$git_hook_before" "$(cat "$P/.git/hooks/pre-commit")"
+check "B: no new hook on the host" test ! -e "$P/.git/hooks/post-checkout"
+# Control: the same bind after the protected paths (the xclaude ordering bug) re-opens the hooks.
+check "B control: wrong order re-opens hooks" sb wrong "echo evil >> '$P/.git/hooks/pre-commit'"
+check "B control: the write landed" grep -q evil "$P/.git/hooks/pre-commit"
 
 # --- Part C ---------------------------------------------------------------------------------
 # Attack: a symlink planted where an earlier session could write (~/data was granted) makes an
@@ -122,13 +129,18 @@ P2="$H2/proj"
 mkdir -p "$P2" "$H2/data"
 ln -s "$H2" "$H2/data/link"
 printf 'allow-write ~/data/link\n' >"$P2/.blaude"
-out=$(cd "$P2" && HOME="$H2" "$TOOL" bwrap-args 2>&1) && rc=0 || rc=$?
-check_eq "symlink to HOME: refused" 1 "$rc"
-check "symlink to HOME: names the line and the target" \
+chown -R -h 65534:65534 "$H2"
+out=$(blaude_in "$P2" "$H2" --trust-policy --dry-run --exec true 2>&1) && rc=0 || rc=$?
+check_eq "C: symlink to HOME: --dry-run refused" 1 "$rc"
+check "C: symlink to HOME: names the line and the target" \
   grep -q "$P2/.blaude:1: $H2/data/link resolves to $H2" <<<"$out"
-check "symlink to HOME: no mount args printed" bash -c "! grep -q -- '--bind' <<<\"\$1\"" _ "$out"
-rm "$H2/data/link" && mkdir "$H2/data/link"
-out=$(cd "$P2" && HOME="$H2" "$TOOL" bwrap-args 2>&1) && rc=0 || rc=$?
-check_eq "control: a real directory there is accepted" 0 "$rc"
+check "C: symlink to HOME: no bwrap command printed" not grep -q -- '--bind' <<<"$out"
+out=$(blaude_in "$P2" "$H2" --trust-policy --exec echo STARTED 2>&1) && rc=0 || rc=$?
+check_eq "C: symlink to HOME: a real run is refused" 1 "$rc"
+check "C: symlink to HOME: nothing started" not grep -q STARTED <<<"$out"
+rm "$H2/data/link" && mkdir "$H2/data/link" && chown 65534:65534 "$H2/data/link"
+out=$(blaude_in "$P2" "$H2" --trust-policy --dry-run --exec true 2>/dev/null) && rc=0 || rc=$?
+check_eq "C control: a real directory there is accepted" 0 "$rc"
+check "C control: ... and bound writable" grep -qx -- "  --bind $H2/data/link $H2/data/link \\\\" <<<"$out"
 
 finish

@@ -4,12 +4,7 @@
 # where the protection is off (or on an unprotected path) succeeds, so a success would show.
 . "$(dirname "$0")/lib.sh"
 
-command -v bwrap >/dev/null || skip "bwrap is not installed"
-DRV="${BLAUDE_BUILD:?}/tests/sandbox_driver"
-[ -x "$DRV" ] || skip "sandbox_driver not built"
-if ! as_nobody bwrap --unshare-user --ro-bind / / true 2>"$T_DIR/userns.err"; then
-  skip "bwrap cannot create a user namespace as uid 65534: $(cat "$T_DIR/userns.err")"
-fi
+need_sandbox
 
 H="$T_DIR/home"
 WS="$T_DIR/proj"
@@ -34,15 +29,16 @@ fresh_ws() {
   chown -R $NOBODY:$NOBODY "$WS"
 }
 
-# sb [driver options] -- SCRIPT: run SCRIPT with sh inside the sandbox, from the workspace,
-# with a host environment holding secrets.
+# sb [blaude options] -- SCRIPT: the real blaude runs SCRIPT with sh inside the sandbox, from the
+# workspace, with a host environment holding secrets. --trust-policy: the workspace has a .blaude
+# and there is no terminal to ask on.
 sb() {
   local opts=()
   while [ "$1" != "--" ]; do opts+=("$1"); shift; done
   shift
   (cd "${SB_CWD:-$WS}" && env -i HOME="$H" PATH=/usr/bin:/bin TERM=dumb SECRET_TOKEN=hunter2 \
     GH_TOKEN=ghp_testtoken setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
-    "$DRV" "${opts[@]}" --exec sh -c "$1" </dev/null 2>>"$T_DIR/sb.err")
+    "$BLAUDE" --trust-policy "${opts[@]}" --exec sh -c "$1" </dev/null 2>>"$T_DIR/sb.err")
 }
 absent() { [ ! -e "$1" ]; }
 unchanged() { [ "$(cat "$1")" = "$2" ]; }
@@ -199,9 +195,15 @@ check "control: without the shadows tmux send-keys reaches it" \
   grep -q REACHED <<<"$(sb --allow-protected-writes -- "$reach")"
 
 # --- fail closed ----------------------------------------------------------------------------
-err=$( (cd "$WS" && env -i HOME="$H" PATH=/nonexistent "$DRV" --exec true) 2>&1 || true)
+# nob PATH DIR: the real blaude as uid 65534 from DIR with that PATH, running `true`.
+nob() { (cd "$2" && env -i HOME="$H" PATH="$1" /usr/bin/setpriv --reuid=$NOBODY --regid=$NOBODY \
+  --clear-groups "$BLAUDE" --trust-policy --exec true </dev/null); }
+err=$(nob /nonexistent "$WS" 2>&1) && rc=0 || rc=$?
 check "no bwrap: a clear error with the install command" grep -q "apt install bubblewrap" <<<"$err"
-err=$( (cd "$H" && env -i HOME="$H" PATH=/usr/bin:/bin "$DRV" --exec true) 2>&1 || true)
+check_eq "no bwrap: exit 1" 1 "$rc"
+err=$(nob /usr/bin:/bin "$H" 2>&1) && rc=0 || rc=$?
 check "\$HOME as workspace is refused" grep -q "refusing to use your home directory" <<<"$err"
+check_eq "\$HOME as workspace: exit 1" 1 "$rc"
+check "control: the same run from the workspace succeeds" nob /usr/bin:/bin "$WS"
 
 finish

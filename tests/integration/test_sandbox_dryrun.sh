@@ -3,17 +3,15 @@
 # host; a real run is the control that does create blaude's state (feature cache, ~/.claude).
 . "$(dirname "$0")/lib.sh"
 
-command -v bwrap >/dev/null || skip "bwrap is not installed"
-DRV="${BLAUDE_BUILD:?}/tests/sandbox_driver"
-[ -x "$DRV" ] || skip "sandbox_driver not built"
-as_nobody bwrap --unshare-user --ro-bind / / true 2>/dev/null || skip "bwrap cannot create a user namespace as uid 65534"
+need_sandbox
 
 H="$T_DIR/home"
 WS="$T_DIR/my proj's dir"   # quoting matters
 mkdir -p "$H" "$WS/.git/hooks"
 echo "[core]" >"$WS/.git/config"
 chown -R 65534:65534 "$H" "$WS"
-drv() { (cd "$WS" && env -i HOME="$H" PATH=/usr/bin:/bin setpriv --reuid=65534 --regid=65534 --clear-groups "$DRV" "$@" </dev/null); }
+# drv [blaude options]: the real blaude as uid 65534 from the workspace, clean environment.
+drv() { (cd "$WS" && env -i HOME="$H" PATH=/usr/bin:/bin setpriv --reuid=65534 --regid=65534 --clear-groups "$BLAUDE" "$@" </dev/null); }
 
 before=$(find "$H" "$WS" -printf '%p %s %T@\n' | sort)
 out=$(drv --dry-run --exec printf '%s|' "it's" 'a b' 2>"$T_DIR/err")
@@ -28,8 +26,29 @@ check "the command comes last" grep -q "^  -- printf '%s|' 'it'\\\\''s' 'a b'$" 
 ran=$(cd "$WS" && env -i HOME="$H" PATH=/usr/bin:/bin setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "$out" 2>&1 </dev/null)
 check_eq "the printed command runs in a shell" "it's|a b|" "$ran"
 
-# Control: a real run does leave state (so the no-change check above could fail).
-rm -rf "$H/.claude"
+# The same with claude as the command (a stand-in on PATH) and a new project policy: --dry-run
+# writes none of claude's onboarding files and neither asks about the policy (stdin and the
+# terminal are absent: asking would fail) nor records trust.
+mkdir -p "$T_DIR/bin"
+printf '#!/bin/sh\necho "fake-claude $*"\n' >"$T_DIR/bin/claude"
+chmod 755 "$T_DIR/bin" "$T_DIR/bin/claude"
+echo 'allow-read ~/.config/extra' >"$WS/.blaude"
+chown 65534:65534 "$WS/.blaude"
+cl() { (cd "$WS" && env -i HOME="$H" PATH="$T_DIR/bin:/usr/bin:/bin" \
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$BLAUDE" "$@" </dev/null); }
+before=$(find "$H" "$WS" -printf '%p %s %T@\n' | sort)
+out=$(cl --dry-run -p hi 2>"$T_DIR/err") && rc=0 || rc=$?
+after=$(find "$H" "$WS" -printf '%p %s %T@\n' | sort)
+check_eq "--dry-run of claude with a new policy: exit 0 (nothing asked)" 0 "$rc"
+check "--dry-run of claude: the plan runs claude with the skip flag" \
+  grep -q "^  -- claude --dangerously-skip-permissions -p hi$" <<<"$out"
+check_eq "--dry-run of claude with a new policy changes nothing in HOME or the workspace" "$before" "$after"
+
+# Control: a real run does leave state (so the no-change checks above could fail).
+out=$(cl --trust-policy -p hi 2>>"$T_DIR/err")
+check_eq "control: the real run started claude" "fake-claude --dangerously-skip-permissions -p hi" "$out"
+check "control: a real run of claude writes ~/.claude.json" test -f "$H/.claude.json"
+rm -rf "$H/.claude" "$H/.cache" "$WS/.blaude"
 drv --exec true
 check "control: a real run caches bwrap's features" test -f "$H/.cache/blaude/bwrap-features-65534"
 check "control: a real run creates ~/.claude" test -d "$H/.claude"

@@ -6,10 +6,7 @@
 # anything of it seen inside arrived through the mount under test.
 . "$(dirname "$0")/lib.sh"
 
-command -v bwrap >/dev/null || skip "bwrap is not installed"
-DRV="${BLAUDE_BUILD:?}/tests/sandbox_driver"
-[ -x "$DRV" ] || skip "sandbox_driver not built"
-as_nobody bwrap --unshare-user --ro-bind / / true 2>/dev/null || skip "bwrap cannot create a user namespace as uid 65534"
+need_sandbox
 
 NOBODY=65534
 H="$T_DIR/home"
@@ -25,16 +22,16 @@ nob_etc() {
     'mount -t overlay overlay -o "lowerdir=/etc,upperdir=$0,workdir=$0.work" /etc && exec "$@"' "$up" \
     env -i HOME="$H" PATH=/usr/bin:/bin setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "$@" </dev/null)
 }
-# sb UPPER [driver options] -- SCRIPT
+# sb UPPER [blaude options] -- SCRIPT: the real blaude runs SCRIPT in sh inside the sandbox
 sb() {
   local up=$1 opts=(); shift
   while [ "$1" != "--" ]; do opts+=("$1"); shift; done
-  nob_etc "$up" "$DRV" "${opts[@]}" --exec sh -c "$2" 2>>"$T_DIR/sb.err"
+  nob_etc "$up" "$BLAUDE" "${opts[@]}" --exec sh -c "$2" 2>>"$T_DIR/sb.err"
 }
 
 # --- /etc/resolv.conf as a link into a dir the sandbox does not otherwise see ----------------
 nob_etc "$T_DIR/probe-etc" true 2>"$T_DIR/ns.err" ||
-  skip "cannot overlay /etc in a private mount namespace (needs root): $(cat "$T_DIR/ns.err")"
+  host_lacks "cannot overlay /etc in a private mount namespace (needs root): $(cat "$T_DIR/ns.err")"
 mkdir -p "$T_DIR/run-rel" "$T_DIR/run-abs" "$T_DIR/etc-rel" "$T_DIR/etc-abs/claude-code"
 echo "nameserver 192.0.2.1" >"$T_DIR/run-rel/resolv.conf"
 echo "nameserver 192.0.2.2" >"$T_DIR/run-abs/resolv.conf"
@@ -42,9 +39,9 @@ ln -s "..$T_DIR/run-rel/resolv.conf" "$T_DIR/etc-rel/resolv.conf"  # Ubuntu's fo
 ln -s "$T_DIR/run-abs/resolv.conf" "$T_DIR/etc-abs/resolv.conf"
 for form in rel abs; do
   want="nameserver 192.0.2.$([ $form = rel ] && echo 1 || echo 2)"
-  got=$(nob_etc "$T_DIR/etc-$form" "$DRV" --clear-tmp --exec cat /etc/resolv.conf 2>&1)
+  got=$(nob_etc "$T_DIR/etc-$form" "$BLAUDE" --clear-tmp --exec cat /etc/resolv.conf 2>>"$T_DIR/sb.err")
   check_eq "$form resolv.conf link resolves in the sandbox" "$want" "$got"
-  printed=$(nob_etc "$T_DIR/etc-$form" "$DRV" --clear-tmp --dry-run --exec cat /etc/resolv.conf 2>/dev/null)
+  printed=$(nob_etc "$T_DIR/etc-$form" "$BLAUDE" --clear-tmp --dry-run --exec cat /etc/resolv.conf 2>/dev/null)
   check "$form: --dry-run feeds the data through a here-document" grep -q "^  -- cat /etc/resolv.conf 3<<'BLAUDE_DATA_3'\$" <<<"$printed"
   check "$form: no unresolved placeholder is printed" not grep -q '@fd:' <<<"$printed"
   ran=$(nob_etc "$T_DIR/etc-$form" sh -c "$printed" 2>&1)

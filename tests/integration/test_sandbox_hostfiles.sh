@@ -5,10 +5,7 @@
 # so anything of it seen inside arrived through the mount under test.
 . "$(dirname "$0")/lib.sh"
 
-command -v bwrap >/dev/null || skip "bwrap is not installed"
-DRV="${BLAUDE_BUILD:?}/tests/sandbox_driver"
-[ -x "$DRV" ] || skip "sandbox_driver not built"
-as_nobody bwrap --unshare-user --ro-bind / / true 2>/dev/null || skip "bwrap cannot create a user namespace as uid 65534"
+need_sandbox
 
 NOBODY=65534
 H="$T_DIR/home"
@@ -20,11 +17,11 @@ SB_ENV=()
 # nob CMD...: CMD as uid 65534 from the workspace, with a clean environment plus SB_ENV.
 nob() { (cd "$WS" && env -i HOME="$H" PATH=/usr/bin:/bin "${SB_ENV[@]}" \
   setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "$@" </dev/null); }
-# sb [driver options] -- SCRIPT
+# sb [blaude options] -- SCRIPT: the real blaude runs SCRIPT in sh inside the sandbox
 sb() {
   local opts=()
   while [ "$1" != "--" ]; do opts+=("$1"); shift; done
-  nob "$DRV" "${opts[@]}" --exec sh -c "$2" 2>>"$T_DIR/sb.err"
+  nob "$BLAUDE" "${opts[@]}" --exec sh -c "$2" 2>>"$T_DIR/sb.err"
 }
 
 # --- npm-linked packages: token files read-write, the rest read-only, links never bound -------
@@ -41,7 +38,7 @@ ln -s "$H/.bashrc" "$H/dev/evil/.selected-account.json"
 chown -R $NOBODY:$NOBODY "$H"
 chown -h $NOBODY:$NOBODY "$H/dev/evil/.token-cache.json" "$H/dev/evil/.selected-account.json"
 
-nob "$DRV" --dry-run --exec true >/dev/null 2>&1
+nob "$BLAUDE" --dry-run --exec true >/dev/null 2>&1
 check "--dry-run creates no token file" test ! -e "$H/dev/fresh/.token-cache.json"
 : >"$T_DIR/sb.err"
 sb -- "echo token >'$H/dev/mcp/.token-cache.json'; echo acct >'$H/dev/mcp/.selected-account.json'

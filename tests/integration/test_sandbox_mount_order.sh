@@ -7,9 +7,9 @@
 # old order by hand, lets it through too (so the test would notice the bug coming back).
 . "$(dirname "$0")/lib.sh"
 
-BW=$(command -v bwrap) || skip "bwrap is not installed"
+BW=$(command -v bwrap) || missing "bwrap is not installed"
 if ! as_nobody "$BW" --unshare-user --ro-bind / / true 2>"$T_DIR/userns.err"; then
-  skip "bwrap cannot create a user namespace as uid 65534: $(cat "$T_DIR/userns.err")"
+  host_lacks "bwrap cannot create a user namespace as uid 65534: $(cat "$T_DIR/userns.err")"
 fi
 OVERLAY=0
 "$BW" --overlay-src / --tmp-overlay / --version >/dev/null 2>&1 && OVERLAY=1

@@ -6,15 +6,14 @@
 # legitimately shares the terminal succeeds, and so does the sandbox without --new-session.
 . "$(dirname "$0")/lib.sh"
 
-command -v bwrap >/dev/null || skip "bwrap is not installed"
-command -v python3 >/dev/null || skip "python3 is not installed"
-DRV="${BLAUDE_BUILD:?}/tests/sandbox_driver"
-[ -x "$DRV" ] || skip "sandbox_driver not built"
-as_nobody bwrap --unshare-user --ro-bind / / true 2>/dev/null || skip "bwrap cannot create a user namespace as uid 65534"
-[ "$(id -u)" = 0 ] || skip "needs root (the user's shell must be able to do what the sandbox cannot)"
+need_sandbox
+command -v python3 >/dev/null || missing "python3 is not installed"
+[ "$(id -u)" = 0 ] || host_lacks "needs root (the user's shell must be able to do what the sandbox cannot)"
 legacy=$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null || echo "absent (kernel < 6.2: TIOCSTI always allowed)")
 log "dev.tty.legacy_tiocsti = $legacy"
-[ "$legacy" = 0 ] && skip "the kernel refuses TIOCSTI to unprivileged processes (legacy_tiocsti=0): no attack possible"
+# With 0 the kernel itself refuses the attack, so neither it nor its control can run; CI must
+# keep the default (1) so that the --new-session protection stays tested.
+[ "$legacy" = 0 ] && host_lacks "the kernel refuses TIOCSTI to unprivileged processes (dev.tty.legacy_tiocsti=0): no attack possible"
 
 NOBODY=65534
 H="$T_DIR/home"
@@ -56,13 +55,13 @@ run_case ctl "$AS $(attack ctl)"
 check "control: TIOCSTI on the shared terminal reaches the user's shell" injected ctl
 
 # Stdio not a terminal (stdout piped): blaude runs bwrap on the user's tty, with --new-session.
-run_case pipes "$AS $DRV --exec $(attack pipes) | cat"
+run_case pipes "$AS $BLAUDE --exec $(attack pipes) | cat"
 check "pipes mode: the sandbox's TIOCSTI is refused" tm_wait "^TIOCSTI refused for pipes: Operation not permitted" 5
 check "pipes mode: nothing reached the user's shell" test ! -e "$OUT/pipes"
 
 # Control 2: the same sandbox without --new-session does reach the shell.
 (cd "$WS" && env -i HOME="$H" PATH=/usr/bin:/bin setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
-  "$DRV" --dry-run --exec sh -c "$(attack nosession)" </dev/null 2>/dev/null) >"$T_DIR/plan.sh"
+  "$BLAUDE" --dry-run --exec sh -c "$(attack nosession)" </dev/null 2>/dev/null) >"$T_DIR/plan.sh"
 check "the plan for non-terminal stdio has --new-session" grep -q '^  --new-session \\$' "$T_DIR/plan.sh"
 grep -v -- '^  --new-session \\$' "$T_DIR/plan.sh" >"$T_DIR/nosession.sh"
 chmod 644 "$T_DIR/nosession.sh"
@@ -70,7 +69,7 @@ run_case nosession "$AS sh $T_DIR/nosession.sh | cat"
 check "control: without --new-session the sandbox's TIOCSTI reaches the user's shell" injected nosession
 
 # Under blaude's pty: the injection lands in the sandbox's own terminal, never the user's.
-run_case pty "$AS $DRV --exec $(attack pty)"
+run_case pty "$AS $BLAUDE --exec $(attack pty)"
 check "pty mode: TIOCSTI works on the sandbox's own pty (the attacker's terminal)" tm_wait "^TIOCSTI injected for pty\$" 5
 check "pty mode: nothing reached the user's shell" test ! -e "$OUT/pty"
 
