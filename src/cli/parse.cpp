@@ -1,8 +1,15 @@
 // The drop-in command line, parsed by hand: blaude must pass every argument it does not know to
-// claude unchanged and in place, without knowing claude's own options or their arities. CLI11
-// cannot express that (its "extras" lose the interleaving with known options, it would reject
-// or reorder `-p --debug`-style prompts and it has no "rest of argv verbatim" option like
-// --exec), so a single left-to-right pass decides each argument here.
+// claude unchanged and in place, without knowing claude's own options or their arities.
+// Why not CLI11 (the project's listed option library, removed from the build for this reason;
+// tests/unit/cli/parse_test.cpp "cases a declarative parser cannot express" pins each one):
+//  - --exec CMD ARGS... takes the rest of the line verbatim, blaude's own option names included
+//    (`--exec sh -c x --git`); CLI11's options end at the next option it knows.
+//  - --help/--version are blaude's only before the first claude argument (`blaude mcp --help`
+//    is claude's help for mcp); CLI11's help flag fires wherever it appears.
+//  - unknown options keep their place among known ones, and a claude option's value that is
+//    spelled like a blaude option stays claude's after `--` only; CLI11's extras are collected
+//    without their positions relative to the options it consumed.
+// So one left-to-right pass decides each argument here.
 #include "cli/parse.hpp"
 
 #include <algorithm>

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/data_fd.hpp"
 #include "common/unique_fd.hpp"
 
 namespace blaude::osc52 {
@@ -26,30 +27,7 @@ struct Job {
   Target target;
 };
 
-// A readable fd holding `text` from offset 0, not backed by a named file.
-UniqueFd payload_fd(const std::string& text) {
-#ifdef __linux__
-  UniqueFd fd(memfd_create("blaude-osc52", MFD_CLOEXEC));
-#else
-  const char* tmp = std::getenv("TMPDIR");
-  std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/blaude-osc52.XXXXXX";
-  UniqueFd fd(mkstemp(tmpl.data()));
-  if (fd) {
-    unlink(tmpl.c_str());
-    fcntl(fd.get(), F_SETFD, FD_CLOEXEC);
-  }
-#endif
-  if (!fd) return fd;
-  size_t off = 0;
-  while (off < text.size()) {
-    ssize_t n = write(fd.get(), text.data() + off, text.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return UniqueFd();
-    off += static_cast<size_t>(n);
-  }
-  if (lseek(fd.get(), 0, SEEK_SET) != 0) return UniqueFd();
-  return fd;
-}
+UniqueFd payload_fd(const std::string& text) { return data_fd("blaude-osc52", text); }
 
 class Runner : public std::enable_shared_from_this<Runner> {
 public:

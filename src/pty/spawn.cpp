@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/pipe.hpp"
+
 extern char** environ;
 
 namespace blaude::pty {
@@ -165,6 +167,39 @@ int read_exec_errno(int fd) {
   return n == static_cast<ssize_t>(sizeof e) ? e : 0;
 }
 
+// Forks with every signal blocked, so that none of blaude's handlers can run in the child (it
+// would write to the parent's signal pipe) before the child has reset them. In the child:
+// `setup` (async-signal-safe calls only), default signals, only the kept fds, exec; an exec
+// failure is reported through the close-on-exec pipe whose read end lands in `report`.
+// Returns the pid, or -1 with the error in exec_errno.
+template <class Setup>
+pid_t fork_exec(const std::string& path, const Command& cmd, UniqueFd& report, int& exec_errno, Setup setup) {
+  UniqueFd rd, wr;
+  if (!make_pipe(rd, wr)) {
+    exec_errno = errno;
+    return -1;
+  }
+  ExecArgs a = prepare(cmd);
+  sigset_t all, old;
+  sigfillset(&all);
+  sigprocmask(SIG_SETMASK, &all, &old);
+  pid_t pid = fork();
+  if (pid == 0) {
+    setup();
+    reset_signals();
+    close_other_fds(wr.get(), cmd.keep_fds);
+    exec_or_report(path, a, wr.get());
+  }
+  int fork_errno = errno;
+  sigprocmask(SIG_SETMASK, &old, nullptr);
+  if (pid < 0) {
+    exec_errno = fork_errno;
+    return -1;
+  }
+  report = std::move(rd);
+  return pid;
+}
+
 }  // namespace
 
 Child spawn_on_pty(const std::string& path, const Command& cmd, const termios* modes,
@@ -188,32 +223,15 @@ Child spawn_on_pty(const std::string& path, const Command& cmd, const termios* m
   if (modes) tcsetattr(slave.get(), TCSANOW, modes);
   if (size) ioctl(slave.get(), TIOCSWINSZ, size);
 
-  int errpipe[2];
-  if (pipe2(errpipe, O_CLOEXEC) != 0) {
-    c.exec_errno = errno;
-    return c;
-  }
-  ExecArgs a = prepare(cmd);
-  pid_t pid = fork();
-  if (pid < 0) {
-    c.exec_errno = errno;
-    close(errpipe[0]);
-    close(errpipe[1]);
-    return c;
-  }
-  if (pid == 0) {
-    close(errpipe[0]);
-    reset_signals();
+  const int slave_fd = slave.get();
+  c.pid = fork_exec(path, cmd, c.exec_pipe, c.exec_errno, [slave_fd] {
+    // Its own session with the pty slave as controlling terminal, on fds 0-2.
     setsid();
-    ioctl(slave.get(), TIOCSCTTY, 0);
-    for (int fd = 0; fd < 3; ++fd) dup2(slave.get(), fd);
-    close_other_fds(errpipe[1], cmd.keep_fds);
-    exec_or_report(path, a, errpipe[1]);
-  }
-  close(errpipe[1]);
+    ioctl(slave_fd, TIOCSCTTY, 0);
+    for (int fd = 0; fd < 3; ++fd) dup2(slave_fd, fd);
+  });
+  if (c.pid < 0) return c;
   slave.reset();  // the master sees EIO only once every slave holder is gone
-  c.pid = pid;
-  c.exec_pipe.reset(errpipe[0]);
   int fl = fcntl(master.get(), F_GETFL);
   fcntl(master.get(), F_SETFL, fl | O_NONBLOCK);
   c.master = std::move(master);
@@ -230,29 +248,8 @@ int await_exec(Child& c) {
 
 Child spawn_plain(const std::string& path, const Command& cmd) {
   Child c;
-  int errpipe[2];
-  if (pipe2(errpipe, O_CLOEXEC) != 0) {
-    c.exec_errno = errno;
-    return c;
-  }
-  ExecArgs a = prepare(cmd);
-  pid_t pid = fork();
-  if (pid < 0) {
-    c.exec_errno = errno;
-    close(errpipe[0]);
-    close(errpipe[1]);
-    return c;
-  }
-  if (pid == 0) {
-    close(errpipe[0]);
-    reset_signals();
-    close_other_fds(errpipe[1], cmd.keep_fds);
-    exec_or_report(path, a, errpipe[1]);
-  }
-  close(errpipe[1]);
-  c.pid = pid;
-  c.exec_errno = read_exec_errno(errpipe[0]);
-  close(errpipe[0]);
+  c.pid = fork_exec(path, cmd, c.exec_pipe, c.exec_errno, [] {});
+  if (c.pid >= 0) await_exec(c);
   return c;
 }
 

@@ -1,25 +1,22 @@
 #include "sandbox/bwrap/launch.hpp"
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <system_error>
 
-#include "common/file_io.hpp"
+#include "common/data_fd.hpp"
 #include "sandbox/bwrap/features.hpp"
 
 namespace blaude::sandbox::bwrap {
 
 namespace {
 
-UniqueFd memfd_with(const std::string& name, const std::string& content) {
-  // Close-on-exec like every other descriptor of blaude's (clipboard helpers must not inherit
-  // it); the supervisor clears the flag in bwrap's process only, for Command::keep_fds.
-  UniqueFd fd(::memfd_create(name.c_str(), MFD_CLOEXEC));
-  if (!fd) throw std::system_error(errno, std::generic_category(), "memfd_create");
-  if (!write_all(fd.get(), content)) throw std::system_error(errno, std::generic_category(), "write memfd");
-  ::lseek(fd.get(), 0, SEEK_SET);
+// Close-on-exec like every other descriptor of blaude's (clipboard helpers must not inherit
+// it); the supervisor clears the flag in bwrap's process only, for Command::keep_fds.
+UniqueFd memfd_with(const char* name, const std::string& content) {
+  UniqueFd fd = data_fd(name, content);
+  if (!fd) throw std::system_error(errno, std::generic_category(), "cannot hand the sandbox its data");
   return fd;
 }
 

@@ -4,11 +4,11 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "common/file_io.hpp"
 #include "common/paths.hpp"
 
 namespace blaude::sandbox::bwrap {
@@ -104,8 +104,7 @@ std::vector<ManagedDir> probe_managed_dirs(const std::string& etc_dir, std::vect
   }
   std::vector<ManagedDir> out;
   for (const auto& file : files) {
-    std::ifstream in(file);
-    json doc = json::parse(in, nullptr, false);
+    json doc = json::parse(read_small_file(file, 4u << 20).value_or(""), nullptr, false);
     if (doc.is_discarded()) {
       warnings.push_back("cannot parse " + file + "; its helper programs are not mounted");
       continue;

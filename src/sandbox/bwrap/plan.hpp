@@ -22,9 +22,9 @@ struct PlanError : std::runtime_error {
   PlanError(const std::string& what, std::string h) : std::runtime_error(what), hint(std::move(h)) {}
 };
 
-// Throws PlanError. The argv starts with facts.bwrap (or "bwrap" when it is not installed:
-// --dry-run still shows what would run). `env` is the sandbox's whole environment (filter_env):
-// bwrap clears its own and sets exactly these.
+// Throws PlanError. The argv starts with facts.bwrap (the app layer refuses to go on without a
+// bwrap, --dry-run included; a synthetic host with none gets the word "bwrap"). `env` is the
+// sandbox's whole environment (filter_env): bwrap clears its own and sets exactly these.
 LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList& env);
 
 // PATH inside the sandbox; depends on what plan() mounts (/opt/host-bin, the nvm node, ...).

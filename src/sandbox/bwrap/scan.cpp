@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/file_io.hpp"
 #include "common/paths.hpp"
 
 namespace blaude::sandbox::bwrap {
@@ -33,14 +34,7 @@ std::string real_of(const std::string& p) {
 }
 
 std::string read_small(const std::string& path, size_t cap = 64 * 1024) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return {};
-  std::string out;
-  char buf[4096];
-  ssize_t n;
-  while (out.size() < cap && (n = ::read(fd, buf, sizeof buf)) > 0) out.append(buf, size_t(n));
-  ::close(fd);
-  return out;
+  return read_small_file(path, cap, Follow::No).value_or("");
 }
 
 std::string trim(std::string s) {

@@ -18,7 +18,7 @@ struct GateRequest {
   std::string config_dir;              // e.g. $HOME/.config/blaude
   std::vector<std::string> path_dirs;  // host PATH, split
   bool trust_policy = false;           // --trust-policy: trust this run without asking
-  std::string tty_path = "/dev/tty";   // where the question is asked (tests may point elsewhere)
+  std::string tty_path = "/dev/tty";   // where the question is asked: the controlling terminal
 };
 
 struct LoadedPolicies {

@@ -193,3 +193,24 @@ TEST_CASE("shell_quote makes a pasteable line") {
   CHECK(shell_quote(Args{"a=b", "/x/y:z"}) == "a=b /x/y:z");
   CHECK(shell_quote(Args{"$HOME", "a;b"}) == "'$HOME' 'a;b'");
 }
+
+// Why the parser is hand-written (src/cli/parse.cpp): each case is one a declarative option
+// library such as CLI11 cannot express, and each would break the drop-in promise.
+TEST_CASE("cases a declarative parser cannot express", "[cli]") {
+  // --exec takes the rest of the line verbatim, blaude's own option names included.
+  auto e = ok({"--git", "--exec", "sh", "-c", "echo hi", "--git", "--dry-run", "-m", "x"});
+  CHECK(e.git);
+  CHECK_FALSE(e.dry_run);
+  CHECK(e.mounts.empty());
+  CHECK(e.exec == Args{"sh", "-c", "echo hi", "--git", "--dry-run", "-m", "x"});
+  // --help is blaude's only before the first claude argument.
+  CHECK(ok({"--help"}).action == Action::Help);
+  auto mcp = ok({"mcp", "--help"});
+  CHECK(mcp.action == Action::Run);
+  CHECK(mcp.claude_args == Args{"mcp", "--help"});
+  // Unknown options keep their places between known ones.
+  auto mixed = ok({"-c", "--git", "--model", "opus", "--ssh", "-p", "hi"});
+  CHECK(mixed.git);
+  CHECK(mixed.ssh);
+  CHECK(mixed.claude_args == Args{"-c", "--model", "opus", "-p", "hi"});
+}
