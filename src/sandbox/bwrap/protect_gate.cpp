@@ -1,0 +1,306 @@
+#include "sandbox/bwrap/protect_gate.hpp"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/mount.h>
+#include <linux/openat2.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+
+namespace blaude::sandbox::bwrap {
+
+std::vector<std::string> gate_args(const std::string& info_token, const std::string& gate_token) {
+  return {"--info-fd", info_token, "--dir", kGateDir, "--file", gate_token, kGateFile, "--remount-ro", kProofDir};
+}
+
+std::string check_inner_mounts(const std::vector<InnerMount>& mounts) {
+  for (size_t i = 0; i < mounts.size(); ++i) {
+    const std::string& p = mounts[i].path;
+    if (p.size() < 2 || p[0] != '/' || p.back() == '/' || p.find("//") != std::string::npos ||
+        p.find("/./") != std::string::npos || p.find("/../") != std::string::npos ||
+        p.ends_with("/.") || p.ends_with("/.."))
+      return "not an absolute normalized path: " + p;
+    for (size_t j = i + 1; j < mounts.size(); ++j) {
+      const std::string& q = mounts[j].path;
+      if (q == p) return "mounted twice: " + p;
+      if (p.size() > q.size() && p.compare(0, q.size(), q) == 0 && p[q.size()] == '/')
+        return q + " comes after its descendant " + p + " and would hide it";
+    }
+  }
+  return {};
+}
+
+namespace {
+
+// --- the helper: runs in a forked child of a possibly multi-threaded blaude, so from here on only
+// system calls over memory prepared before the fork (no allocation, no locks, no stdio).
+
+struct Line {  // a fixed buffer for the one status line
+  char buf[1024];
+  size_t n = 0;
+  Line& operator<<(const char* s) {
+    while (*s && n + 1 < sizeof buf) buf[n++] = *s++;
+    return *this;
+  }
+  Line& operator<<(unsigned long long v) {
+    char d[24];
+    int k = 0;
+    do d[k++] = char('0' + v % 10); while ((v /= 10) && k < 24);
+    while (k && n + 1 < sizeof buf) buf[n++] = d[--k];
+    return *this;
+  }
+};
+
+long long now_us() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+struct Helper {
+  const std::vector<InnerMount>& mounts;
+  int info_r, gate_w, status_w;
+  long long deadline_us;
+  pid_t child = 0;
+  int root = -1;  // bwrap's setup root; the sandbox's root is "newroot" in it until pivot_root
+
+  [[noreturn]] void finish(Line& l, bool ok) {
+    l << "\n";
+    (void)!::write(status_w, l.buf, l.n);
+    if (!ok && child > 0) ::kill(child, SIGKILL);
+    if (ok) ::close(gate_w);
+    ::_exit(ok ? 0 : 1);
+  }
+  [[noreturn]] void fail(const char* what, const char* path, int err) {
+    Line l;
+    l << "FAIL " << what;
+    if (path) l << " " << path;
+    if (err) l << ": " << ::strerror(err);
+    finish(l, false);
+  }
+
+  bool wait_for(int fd, short events) {
+    for (;;) {
+      long long left = deadline_us - now_us();
+      if (left <= 0) return false;
+      struct pollfd p = {fd, events, 0};
+      int r = ::poll(&p, 1, int(left / 1000) + 1);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return false;
+      return (p.revents & events) && !(p.revents & POLLERR);
+    }
+  }
+
+  // bwrap writes {"child-pid": N, ...} right after it cloned the setup process.
+  void read_child_pid() {
+    char b[512];
+    size_t n = 0;
+    for (;;) {
+      if (!wait_for(info_r, POLLIN)) fail("bwrap did not report its child", nullptr, 0);
+      ssize_t r = ::read(info_r, b + n, sizeof b - 1 - n);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) fail("bwrap ended before it reported its child", nullptr, 0);
+      n += size_t(r);
+      b[n] = 0;
+      const char* k = ::strstr(b, "\"child-pid\"");
+      if (!k) continue;
+      const char* c = ::strchr(k, ':');
+      if (!c) continue;
+      ++c;
+      while (*c == ' ') ++c;
+      const char* e = c;
+      long long v = 0;
+      while (*e >= '0' && *e <= '9') v = v * 10 + (*e++ - '0');
+      if (*e == 0 || e == c) continue;  // the number may continue in the next read
+      child = pid_t(v);
+      return;
+    }
+  }
+
+  int open_proc(const char* what, int flags) {
+    Line p;
+    p << "/proc/" << (unsigned long long)child << "/" << what;
+    p.buf[p.n] = 0;
+    int fd = ::open(p.buf, flags | O_CLOEXEC);
+    if (fd < 0) fail("cannot open", p.buf, errno);
+    return fd;
+  }
+
+  void enter() {
+    int user = open_proc("ns/user", O_RDONLY), mnt = open_proc("ns/mnt", O_RDONLY);
+    // Writable again = bwrap has read the pre-filled gate: every op before it is done. Its root
+    // only then: bwrap pivots into its setup root after the clone.
+    if (!wait_for(gate_w, POLLOUT)) fail("bwrap did not reach the protection step", nullptr, 0);
+    root = open_proc("root", O_PATH | O_DIRECTORY);
+    if (::setns(user, CLONE_NEWUSER) != 0) fail("cannot enter the sandbox's user namespace", nullptr, errno);
+    if (::setns(mnt, CLONE_NEWNS) != 0) fail("cannot enter the sandbox's mount namespace", nullptr, errno);
+    ::close(user);
+    ::close(mnt);
+  }
+
+  // The object at sandbox path `path`, with no symlink anywhere on the way.
+  int resolve(const char* path, char* rel) {
+    size_t n = ::strlen(path);
+    if (n + 8 >= PATH_MAX) fail("path too long", path, 0);
+    ::memcpy(rel, "newroot", 7);
+    ::memcpy(rel + 7, path, n + 1);
+    struct open_how how = {};
+    how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    return int(::syscall(SYS_openat2, root, rel, &how, sizeof how));
+  }
+
+  void expect(int fd, const Identity& id, const char* path) {
+    struct stat st;
+    if (::fstat(fd, &st) != 0) fail("cannot stat", path, errno);
+    if ((unsigned long long)st.st_dev != id.dev || (unsigned long long)st.st_ino != id.ino ||
+        (st.st_mode & S_IFMT) != id.type)
+      fail("changed while the sandbox was starting:", path, 0);
+  }
+
+  void clone_onto(int fd, bool read_only, const char* path) {
+    int t = int(::syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE));
+    if (t < 0) fail("cannot clone", path, errno);
+    struct mount_attr a = {};
+    a.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (read_only ? MOUNT_ATTR_RDONLY : 0);
+    if (::syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH | (read_only ? AT_RECURSIVE : 0), &a, sizeof a) != 0)
+      fail("cannot set mount flags on", path, errno);
+    if (::syscall(SYS_move_mount, t, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+      fail("cannot mount on", path, errno);
+    ::close(t);
+  }
+
+  // Creates the missing dir `path` (its parent must be `parent_id`, or any dir when unchecked) and
+  // covers it with an empty read-only tmpfs.
+  void empty_dir(const char* path, const Identity* parent_id) {
+    char rel[PATH_MAX], parent[PATH_MAX];
+    const char* slash = ::strrchr(path, '/');
+    size_t pn = size_t(slash - path);
+    if (pn == 0 || pn >= sizeof parent) fail("bad path", path, 0);
+    ::memcpy(parent, path, pn);
+    parent[pn] = 0;
+    int pfd = resolve(parent, rel);
+    if (pfd < 0) fail("cannot open", parent, errno);
+    if (parent_id) expect(pfd, *parent_id, parent);
+    // Ours only if we made it: a dir someone else created meanwhile may already hold content.
+    if (::mkdirat(pfd, slash + 1, 0755) != 0) fail("changed while the sandbox was starting:", path, errno);
+    int fd = resolve(path, rel);
+    if (fd < 0) fail("cannot open", path, errno);
+    int fs = int(::syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC));
+    if (fs < 0) fail("cannot make a tmpfs for", path, errno);
+    if (::syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0555", 0) != 0 ||
+        ::syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) != 0)
+      fail("cannot make a tmpfs for", path, errno);
+    int m = int(::syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
+                          MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC));
+    if (m < 0) fail("cannot make a tmpfs for", path, errno);
+    if (::syscall(SYS_move_mount, m, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+      fail("cannot mount on", path, errno);
+    ::close(m);
+    ::close(fs);
+    ::close(fd);
+    ::close(pfd);
+  }
+
+  void apply(const InnerMount& m) {
+    const char* path = m.path.c_str();
+    if (m.kind == InnerKind::EmptyDir) return empty_dir(path, &m.id);
+    char rel[PATH_MAX];
+    int fd = resolve(path, rel);
+    if (fd < 0) fail(errno == ELOOP || errno == EXDEV ? "changed while the sandbox was starting:" : "cannot open", path,
+                     errno == ELOOP || errno == EXDEV ? 0 : errno);
+    expect(fd, m.id, path);
+    clone_onto(fd, m.kind == InnerKind::ReadOnly, path);
+    ::close(fd);
+  }
+
+  [[noreturn]] void run() {
+    long long t0 = now_us();
+    read_child_pid();
+    enter();
+    long long t1 = now_us();
+    for (const auto& m : mounts) apply(m);
+    empty_dir(kProofDir, nullptr);
+    Line l;
+    l << "OK " << (unsigned long long)mounts.size() << " mounts in " << (unsigned long long)(now_us() - t1)
+      << " us (" << (unsigned long long)(t1 - t0) << " us waiting for bwrap)";
+    finish(l, true);
+  }
+};
+
+void make_pipe(UniqueFd& r, UniqueFd& w) {
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe2");
+  r.reset(p[0]);
+  w.reset(p[1]);
+}
+
+}  // namespace
+
+ProtectGate ProtectGate::start(const std::vector<InnerMount>& mounts, std::chrono::milliseconds timeout) {
+  ProtectGate g;
+  UniqueFd info_r, gate_w, status_w;
+  make_pipe(info_r, g.info_w_);
+  make_pipe(g.gate_r_, gate_w);
+  make_pipe(g.status_r_, status_w);
+  // One page of pipe, filled: the helper learns that bwrap reached the gate when it is writable.
+  if (::fcntl(gate_w.get(), F_SETPIPE_SZ, 4096) < 0)
+    throw std::system_error(errno, std::generic_category(), "F_SETPIPE_SZ");
+  char fill[4096];
+  static const char head[] = "blaude: protected paths were mounted here before the command started\n";
+  std::memset(fill, '\n', sizeof fill);
+  std::memcpy(fill, head, sizeof head - 1);
+  if (::write(gate_w.get(), fill, sizeof fill) != ssize_t(sizeof fill))
+    throw std::system_error(errno, std::generic_category(), "fill the gate");
+  long long deadline = now_us() + timeout.count() * 1000LL;
+  pid_t mid = ::fork();
+  if (mid < 0) throw std::system_error(errno, std::generic_category(), "fork");
+  if (mid == 0) {
+    if (::fork() != 0) ::_exit(0);  // the helper is reparented; nobody needs to reap it
+    ::close(g.info_w_.get());
+    ::close(g.gate_r_.get());
+    ::close(g.status_r_.get());
+    Helper h{mounts, info_r.get(), gate_w.get(), status_w.get(), deadline};
+    h.run();
+  }
+  int st;
+  while (::waitpid(mid, &st, 0) < 0 && errno == EINTR) {
+  }
+  return g;
+}
+
+void ProtectGate::release_child_ends() {
+  info_w_.reset();
+  gate_r_.reset();
+}
+
+std::string ProtectGate::outcome() {
+  if (!status_r_) return ok_ ? "" : report_;
+  release_child_ends();
+  // The helper is done once bwrap is (it exits on bwrap's end of the gate at the latest).
+  char b[1024];
+  std::string text;
+  ssize_t n;
+  while ((n = ::read(status_r_.get(), b, sizeof b)) != 0) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    text.append(b, size_t(n));
+  }
+  status_r_.reset();
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  ok_ = text.rfind("OK ", 0) == 0;
+  report_ = ok_ ? text.substr(3) : text.rfind("FAIL ", 0) == 0 ? text.substr(5) : "the protection helper ended without a word";
+  return ok_ ? "" : report_;
+}
+
+}  // namespace blaude::sandbox::bwrap

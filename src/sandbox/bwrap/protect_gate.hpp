@@ -1,0 +1,76 @@
+// Protected-path mounts made by blaude inside bwrap's namespaces, after bwrap's own mounts and
+// before the command starts. bwrap re-reads /proc/self/mountinfo after every bind, so each bind
+// costs O(mounts so far) and a protection list of a few hundred binds took hundreds of ms; here
+// every protection costs a handful of O(1) syscalls. And each one is mounted from the very object
+// whose identity the probe recorded, so nothing swapped in after the probe is ever mounted.
+//
+// How: bwrap's last ops are a gate (`--file G`, a pipe this side holds) and a proof
+// (`--remount-ro` of a dir only the helper creates). A helper process waits until bwrap reads the
+// gate (every earlier op is done), enters bwrap's user and mount namespaces (bwrap's user
+// namespace is owned by the user, so no privilege is needed), mounts, creates the proof and
+// closes the gate. If the helper fails or dies, the proof is missing and bwrap exits before the
+// command runs.
+#pragma once
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "common/unique_fd.hpp"
+
+namespace blaude::sandbox::bwrap {
+
+enum class InnerKind : unsigned char {
+  ReadOnly,  // a read-only clone of the object on itself (file or dir, with what is mounted below)
+  Pin,       // a writable clone on itself: the name can no longer be renamed or removed
+  EmptyDir,  // a missing dir: created empty, then an empty read-only tmpfs on it
+};
+
+// What the probe saw at a path (lstat): the helper refuses to mount anything else.
+struct Identity {
+  unsigned long long dev = 0;
+  unsigned long long ino = 0;
+  unsigned type = 0;  // S_IFMT bits
+  bool operator==(const Identity&) const = default;
+};
+
+struct InnerMount {
+  std::string path;  // absolute, normalized, in the sandbox ("/workspaces/x/.git/config")
+  InnerKind kind = InnerKind::ReadOnly;
+  Identity id;       // of the object; for EmptyDir, of its parent dir
+};
+
+inline constexpr const char* kGateDir = "/run/blaude";
+inline constexpr const char* kGateFile = "/run/blaude/gate";
+inline constexpr const char* kProofDir = "/run/blaude/protected";
+
+// The bwrap options of the gate, to come after every other mount op. The tokens stand for the
+// descriptors ProtectGate makes (the launcher substitutes them). Pure.
+std::vector<std::string> gate_args(const std::string& info_token, const std::string& gate_token);
+
+// "" when `mounts` is what the helper can apply: absolute normalized paths, no duplicates, every
+// ancestor before its descendants (a later mount on an ancestor would hide an earlier one).
+// Otherwise what is wrong. Pure.
+std::string check_inner_mounts(const std::vector<InnerMount>& mounts);
+
+class ProtectGate {
+public:
+  // Forks the helper (twice: it is nobody's child to reap). Throws std::system_error.
+  static ProtectGate start(const std::vector<InnerMount>& mounts, std::chrono::milliseconds timeout);
+
+  int info_fd() const { return info_w_.get(); }  // → bwrap --info-fd
+  int gate_fd() const { return gate_r_.get(); }  // → bwrap --file
+  // bwrap holds its ends now (or will never run): drop ours, so the helper sees bwrap's exit.
+  void release_child_ends();
+  // After bwrap exited: "" when the helper applied every mount, else its account of what failed
+  // (nothing ran then: bwrap stops at the missing proof).
+  std::string outcome();
+  // The helper's one-line report ("12 mounts in 0.41 ms" or the failure), "" before it ends.
+  const std::string& report() const { return report_; }
+
+private:
+  UniqueFd info_w_, gate_r_, status_r_;
+  std::string report_;
+  bool ok_ = false;
+};
+
+}  // namespace blaude::sandbox::bwrap
