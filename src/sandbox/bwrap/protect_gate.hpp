@@ -37,6 +37,8 @@ struct InnerMount {
   std::string path;  // absolute, normalized, in the sandbox ("/workspaces/x/.git/config")
   InnerKind kind = InnerKind::ReadOnly;
   Identity id;       // of the object; for EmptyDir, of its parent dir
+  std::string host;  // the host path it shows (for --dry-run and the bwrap-option fallback)
+  std::string why;   // what it protects, for --dry-run
 };
 
 inline constexpr const char* kGateDir = "/run/blaude";

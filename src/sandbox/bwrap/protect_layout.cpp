@@ -1,0 +1,100 @@
+#include "sandbox/bwrap/protect_layout.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace blaude::sandbox::bwrap {
+
+namespace {
+
+bool within(const std::string& p, const std::string& root) {
+  if (p == root) return true;
+  if (root == "/") return p.size() > 1 && p[0] == '/';
+  return p.size() > root.size() && p.compare(0, root.size(), root) == 0 && p[root.size()] == '/';
+}
+std::string parent(const std::string& p) {
+  auto k = p.rfind('/');
+  return k == 0 || k == std::string::npos ? "/" : p.substr(0, k);
+}
+std::string rebase(const std::string& p, const Alias& a) {
+  if (p == a.host) return a.sandbox;
+  return (a.sandbox == "/" ? "" : a.sandbox) + p.substr(a.host == "/" ? 0 : a.host.size());
+}
+
+struct Want {
+  InnerKind kind;
+  std::string host;
+  std::string why;
+};
+
+// host path → what to mount there; a guard wins over a pin on the same path.
+std::map<std::string, Want> wanted_on_host(const std::vector<HostGuard>& guards, const Alias& a, const std::string& ws) {
+  std::map<std::string, Want> w;
+  auto pin_up_to_root = [&](std::string d) {
+    for (; within(d, a.host) && d != a.host; d = parent(d)) w.emplace(d, Want{InnerKind::Pin, d, "pin"});
+  };
+  for (const auto& g : guards) {
+    if (!within(g.path, a.host) || g.path == a.host) continue;
+    InnerKind k = g.guard == Guard::EmptyDir ? InnerKind::EmptyDir : InnerKind::ReadOnly;
+    w[g.path] = Want{k, g.path, g.why};
+    pin_up_to_root(parent(g.path));
+  }
+  // The workspace seen through a wider writable bind (/tmp, -m DIR:rw): pinned with the dirs above
+  // it, or it could be renamed and a copy with hooks put in its place.
+  if (within(ws, a.host) && ws != a.host) pin_up_to_root(ws);
+  return w;
+}
+
+}  // namespace
+
+ProtectLayout layout_protections(const std::vector<HostGuard>& guards, const std::vector<Alias>& aliases,
+                                 const std::string& workspace, const IdentityOf& identity) {
+  ProtectLayout out;
+  std::map<std::string, InnerMount> by_path;
+  for (const auto& a : aliases) {
+    for (auto& [host, want] : wanted_on_host(guards, a, workspace)) {
+      std::string id_path = want.kind == InnerKind::EmptyDir ? parent(host) : host;
+      auto id = identity(id_path);
+      if (!id) {
+        out.missing.push_back(id_path);
+        continue;
+      }
+      by_path.emplace(rebase(host, a), InnerMount{rebase(host, a), want.kind, *id, host, want.why});
+    }
+  }
+  // Sorted by sandbox path, ancestors first; nothing inside a read-only or empty dir (the clone
+  // already covers it, and a writable pin there would punch a hole in it).
+  std::string covered;
+  for (auto& [path, m] : by_path) {
+    if (!covered.empty() && within(path, covered)) continue;
+    if (m.kind != InnerKind::Pin) covered = path;
+    out.mounts.push_back(std::move(m));
+  }
+  std::sort(out.missing.begin(), out.missing.end());
+  out.missing.erase(std::unique(out.missing.begin(), out.missing.end()), out.missing.end());
+  return out;
+}
+
+std::vector<std::string> paths_to_identify(const std::vector<HostGuard>& guards, const std::vector<Alias>& aliases,
+                                           const std::string& workspace) {
+  std::set<std::string> out;
+  for (const auto& a : aliases)
+    for (auto& [host, want] : wanted_on_host(guards, a, workspace))
+      out.insert(want.kind == InnerKind::EmptyDir ? parent(host) : host);
+  return {out.begin(), out.end()};
+}
+
+std::vector<std::string> as_bwrap_options(const std::vector<InnerMount>& mounts) {
+  std::vector<std::string> o;
+  for (const auto& m : mounts) {
+    switch (m.kind) {
+      case InnerKind::ReadOnly: o.insert(o.end(), {"--ro-bind", m.host, m.path}); break;
+      case InnerKind::Pin: o.insert(o.end(), {"--bind", m.host, m.path}); break;
+      case InnerKind::EmptyDir: o.insert(o.end(), {"--tmpfs", m.path, "--remount-ro", m.path}); break;
+    }
+  }
+  return o;
+}
+
+}  // namespace blaude::sandbox::bwrap

@@ -1,0 +1,50 @@
+// Where the protections go in the sandbox: every host path to protect is mounted at every sandbox
+// path through which it is writable (its aliases: the /workspaces bind, a writable /tmp, -m DIR:rw,
+// write grants), together with pins on every dir between the alias root and it, so that neither it
+// nor a dir above it can be renamed away and replaced. The workspace root itself is pinned at
+// every alias that is not its own bind, so the workspace cannot be swapped for a copy with hooks.
+// Pure.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sandbox/bwrap/protect_gate.hpp"
+#include "sandbox/bwrap/repo_scan.hpp"
+
+namespace blaude::sandbox::bwrap {
+
+// A writable bind: host (canonical) source → sandbox destination.
+struct Alias {
+  std::string host;
+  std::string sandbox;
+};
+
+struct HostGuard {
+  std::string path;  // host, normalized
+  Guard guard = Guard::ReadOnly;
+  std::string why;
+};
+
+// The probe's identity of a host path (lstat); nullopt when it was not probed.
+using IdentityOf = std::function<std::optional<Identity>(const std::string& host_path)>;
+
+struct ProtectLayout {
+  std::vector<InnerMount> mounts;     // in the order to apply (check_inner_mounts holds)
+  std::vector<std::string> missing;   // host paths whose identity the probe lacks (a bug: fail closed)
+};
+
+ProtectLayout layout_protections(const std::vector<HostGuard>& guards, const std::vector<Alias>& aliases,
+                                 const std::string& workspace, const IdentityOf& identity);
+
+// The host paths layout_protections needs identities of (guards, their parents, every dir up to
+// each alias root, the workspace and its ancestors): what the probe must lstat.
+std::vector<std::string> paths_to_identify(const std::vector<HostGuard>& guards, const std::vector<Alias>& aliases,
+                                           const std::string& workspace);
+
+// The same mounts as bwrap options (the fallback where the helper cannot run, and --dry-run's
+// runnable form): --ro-bind / --bind / --tmpfs + --remount-ro.
+std::vector<std::string> as_bwrap_options(const std::vector<InnerMount>& mounts);
+
+}  // namespace blaude::sandbox::bwrap
