@@ -163,11 +163,13 @@ struct Scanner {
     dir(common + "/hooks", "hooks of " + common);
     for (const auto& hp : hooks) hooks_tree(hp, wt.empty() ? gitdir : wt, wt, "core.hooksPath of " + gitdir);
     if (common != gitdir) repo(common, {}, "commondir of " + gitdir, depth + 1);
-    worktrees(common, depth);
+    worktrees(common, hooks);
     modules(common + "/modules", depth, 0);
   }
 
-  void worktrees(const std::string& common, int depth) {
+  // Linked worktrees: their pointers, their config.worktree, and every hooksPath (the common
+  // config's too) relative to each worktree's own root.
+  void worktrees(const std::string& common, const std::vector<std::string>& common_hooks) {
     std::string base = common + "/worktrees";
     if (fs.lstat(base).type != kDir) return;
     for (const auto& n : fs.list(base)) {
@@ -178,11 +180,10 @@ struct Scanner {
       std::string wt;
       if (!gd.empty())
         if (auto t = fs.read(gd)) wt = dirname_of(normalize(trim(*t)));
-      std::vector<std::string> hooks;
+      std::vector<std::string> hooks = common_hooks;
       bool wt_cfg = false;
       if (fs.lstat(w + "/config.worktree").type != 0) config(w + "/config.worktree", "worktree config of " + w, hooks, wt_cfg, nullptr);
       for (const auto& hp : hooks) hooks_tree(hp, wt.empty() ? w : wt, wt, "core.hooksPath of " + w);
-      (void)depth;
     }
   }
 
