@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Issue 11 class 4, probe-then-mount: while sessions start, another process of the same user
+# (what an agent in a concurrent session is) keeps swapping a protected dir for a symlink to a
+# dir holding a secret (in $HOME, which the sandbox never shows). A fixed number of real blaude launches, with bwrap 0.8 and the overlay
+# bwrap: each one must either start with the real dir protected, or refuse to start; none may
+# ever show the symlink's target. The control: a plain bwrap bind of the same path, under the same
+# flipping, does show the secret in some launches, so the race is real and would be noticed.
+. "$(dirname "$0")/lib.sh"
+
+command -v bwrap >/dev/null || skip "bwrap is not installed"
+LAUNCHES=${BLAUDE_RACE_LAUNCHES:-40}
+OVERLAY=${BLAUDE_BWRAP_OVERLAY:-/var/cache/blaude-test/bwrap-overlay/bin/bwrap}
+BWRAPS=(/usr/bin/bwrap)
+[ -x "$OVERLAY" ] && BWRAPS+=("$OVERLAY")
+[ "${CI:-}" = true ] && [ ! -x "$OVERLAY" ] && { fail "CI: the overlay bwrap is missing ($OVERLAY)"; finish; exit 1; }
+
+H="$T_DIR/home"
+W="$T_DIR/proj"
+S="$H/.ssh"
+mkdir -p "$H/.claude" "$W/pkg/.git/hooks" "$S"
+echo "[core]" >"$W/pkg/.git/config"
+mkdir -p "$W/.git/hooks" && echo "[core]" >"$W/.git/config"
+echo TOPSECRET >"$S/SECRET"
+chown -R 65534:65534 "$H" "$W" "$S"
+
+# The flipper: swaps pkg/.git/hooks between the real dir and a symlink to the secret dir, as
+# fast as it can, until told to stop (a bounded loop: at most 2,000,000 swaps).
+flip_until() {
+  setpriv --reuid=65534 --regid=65534 --clear-groups sh -c '
+    cd "$1" || exit 1
+    i=0
+    while [ ! -e "$2" ] && [ $i -lt 2000000 ]; do
+      mv pkg/.git/hooks pkg/.git/hooks.real && ln -s "$3" pkg/.git/hooks
+      rm pkg/.git/hooks && mv pkg/.git/hooks.real pkg/.git/hooks
+      i=$((i+1))
+    done' _ "$W" "$T_DIR/stop" "$S"
+}
+
+inside='cat pkg/.git/hooks/SECRET 2>/dev/null; cat /workspaces/proj/pkg/.git/hooks/SECRET 2>/dev/null; echo END'
+for bw in "${BWRAPS[@]}"; do
+  v=$("$bw" --version | awk '{print $2}')
+  rm -f "$T_DIR/stop"
+  flip_until &
+  fpid=$!
+  started=0 refused=0 leaked=0
+  for i in $(seq 1 "$LAUNCHES"); do
+    out=$(cd "$W" && env -i HOME="$H" PATH="$(dirname "$bw"):/usr/bin:/bin" TERM=dumb \
+      setpriv --reuid=65534 --regid=65534 --clear-groups \
+      "$BLAUDE" --no-clipboard --exec sh -c "$inside" </dev/null 2>"$T_DIR/err") || true
+    if grep -q TOPSECRET <<<"$out"; then leaked=$((leaked + 1)); fi
+    if grep -q END <<<"$out"; then started=$((started + 1)); else refused=$((refused + 1)); fi
+    if ! grep -q END <<<"$out" && ! grep -q "changed while the sandbox was starting\|is a symlink" "$T_DIR/err"; then
+      echo "launch $i ended without a word:"; cat "$T_DIR/err"
+    fi
+  done
+  # Control: the same flipping against a bare bwrap bind of the path, as the old plan did.
+  ctl=0
+  for i in $(seq 1 "$LAUNCHES"); do
+    out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$bw" --unshare-user --ro-bind / / \
+      --ro-bind "$W/pkg/.git/hooks" /mnt cat /mnt/SECRET 2>/dev/null) || true
+    grep -q TOPSECRET <<<"$out" && ctl=$((ctl + 1))
+  done
+  touch "$T_DIR/stop"
+  wait "$fpid" || true
+  # Leave the dir in place for the next round.
+  [ -L "$W/pkg/.git/hooks" ] && rm "$W/pkg/.git/hooks"
+  [ -d "$W/pkg/.git/hooks.real" ] && mv "$W/pkg/.git/hooks.real" "$W/pkg/.git/hooks"
+  log "bwrap $v: $LAUNCHES launches: $started started, $refused refused, $leaked leaked; control: $ctl of $LAUNCHES bare binds leaked"
+  check_eq "bwrap $v: no launch shows what the swapped-in symlink points to" 0 "$leaked"
+  check "bwrap $v: most launches still start ($started of $LAUNCHES)" test "$started" -ge $((LAUNCHES / 4))
+  check "bwrap $v, control: the race is real (a bare bind leaked in $ctl of $LAUNCHES)" test "$ctl" -gt 0
+done
+finish
