@@ -54,6 +54,13 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l) {
 
   spdlog::info("launching: {}", shell_quote(cmd.argv));
   int rc = pty::supervise(cmd, so);
+  // The protections are made by a helper inside the sandbox before the command starts: if it
+  // could not make them all, bwrap stopped before the command and this says why.
+  if (auto why = sandbox::bwrap::protect_outcome(prepared); !why.empty()) {
+    print(Failure{"the sandbox did not start: " + why,
+                  "Something changed the workspace while blaude was starting (another session?); nothing ran. Run blaude again."});
+    return 1;
+  }
   if (l.sandboxed && rc == 1) {
     auto why = sandbox::bwrap::explain_failure(l.bwrap);
     if (!why.empty()) print(Failure{why[0], why[1]});

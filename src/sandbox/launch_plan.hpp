@@ -34,12 +34,40 @@ struct HostPrep {
   std::string why;       // shown by --dry-run: "claude keeps its settings there"
 };
 
+// A mount blaude makes itself inside the sandbox's namespaces, after the backend's own mounts and
+// before the command starts (bwrap: sandbox/bwrap/protect_gate.hpp). It is made on the very
+// object whose identity the probe recorded, or not at all: nothing swapped in between the probe
+// and the mount is ever mounted.
+enum class InnerKind : unsigned char {
+  ReadOnly,  // a read-only clone of the object on itself (file or dir, with what is mounted below)
+  Pin,       // a writable clone on itself: the name can no longer be renamed or removed
+  EmptyDir,  // a missing dir: created empty, then an empty read-only tmpfs on it
+};
+
+// What the probe saw at a path (lstat).
+struct Identity {
+  unsigned long long dev = 0;
+  unsigned long long ino = 0;
+  unsigned type = 0;  // S_IFMT bits; 0 = missing
+  bool operator==(const Identity&) const = default;
+};
+
+struct InnerMount {
+  std::string path;  // absolute, normalized, in the sandbox ("/workspaces/x/.git/config")
+  InnerKind kind = InnerKind::ReadOnly;
+  Identity id;       // of the object; for EmptyDir, of its parent dir
+  std::string host;  // the host path it shows (for --dry-run and the bwrap-option fallback)
+  std::string why;   // what it protects, for --dry-run
+};
+
 struct LaunchPlan {
   std::vector<std::string> argv;
   std::vector<DataFd> data_fds;
   std::vector<HostPrep> preparations;
   std::vector<std::string> notes;  // printed to stderr before the session starts
   std::vector<std::string> warnings;
+  // Made by the launcher inside the sandbox, in this order, after every mount in argv.
+  std::vector<InnerMount> inner_mounts;
 };
 
 }  // namespace blaude::sandbox

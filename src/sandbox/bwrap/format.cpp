@@ -1,5 +1,10 @@
 #include "sandbox/bwrap/format.hpp"
 
+#include <algorithm>
+
+#include "sandbox/bwrap/protect_gate.hpp"
+#include "sandbox/bwrap/protect_layout.hpp"
+
 #include <map>
 
 #include "common/shell_quote.hpp"
@@ -56,8 +61,30 @@ std::string format_command(const std::vector<std::string>& argv) {
   return out + "\n";
 }
 
+namespace {
+
+// The gate options (protect_gate.hpp) stand for the inner mounts: shown as the equivalent bwrap
+// options, so the printed command protects the same paths when run by hand.
+std::vector<std::string> with_inner_mounts_as_options(const LaunchPlan& plan) {
+  const std::vector<std::string> gate = gate_args(kInfoToken, kGateToken);
+  std::vector<std::string> argv;
+  for (size_t i = 0; i < plan.argv.size(); ++i) {
+    if (!plan.inner_mounts.empty() && plan.argv.size() - i >= gate.size() &&
+        std::equal(gate.begin(), gate.end(), plan.argv.begin() + long(i))) {
+      auto opts = as_bwrap_options(plan.inner_mounts);
+      argv.insert(argv.end(), opts.begin(), opts.end());
+      i += gate.size() - 1;
+    } else {
+      argv.push_back(plan.argv[i]);
+    }
+  }
+  return argv;
+}
+
+}  // namespace
+
 std::string format_command(const LaunchPlan& plan) {
-  std::vector<std::string> argv = plan.argv;
+  std::vector<std::string> argv = with_inner_mounts_as_options(plan);
   std::string docs, redirects;
   int fd = 3;
   for (const auto& d : plan.data_fds) {
@@ -74,6 +101,11 @@ std::string format_command(const LaunchPlan& plan) {
     ++fd;
   }
   std::string out = format_command(argv);
+  if (!plan.inner_mounts.empty())
+    out = "# The last " + std::to_string(plan.inner_mounts.size()) +
+          " mounts (the protected paths) are not bwrap's: blaude makes them itself inside the\n"
+          "# sandbox's namespaces after bwrap's own mounts and before the command, each on the object\n"
+          "# the probe checked (shown here as the equivalent bwrap options).\n" + out;
   if (docs.empty()) return out;
   out.pop_back();  // the final newline: the redirections belong on the command's last line
   return out + redirects + "\n" + docs;

@@ -18,6 +18,7 @@
 #include "sandbox/bwrap/managed_paths.hpp"
 #include "sandbox/bwrap/scan.hpp"
 #include "sandbox/bwrap/plan.hpp"
+#include "sandbox/bwrap/protect_gate.hpp"
 #include "common/paths.hpp"
 
 namespace blaude::sandbox::bwrap {
@@ -181,7 +182,8 @@ HostFacts HostFacts::probe(const HostEnv& host, const SandboxRequest& req) {
     f.mounts.push_back(pf);
     if (!pf.real.empty()) f.paths.emplace(pf.real, probe_path(pf.real));
   }
-  if (!req.tmp && !f.cwd.empty()) f.ws = scan_workspace(f.cwd);
+  if (!req.tmp && !f.cwd.empty()) f.ws = scan_workspace(f.cwd, f.home, f.env_or("XDG_CONFIG_HOME"));
+  f.inner_mounts = inner_mounts_work(f.bwrap) && f.env_or("BLAUDE_PROTECT_MOUNTS") != "bwrap-options";
   f.exe = probe_exe(req.program(), f.env_or("PATH"), f.home_real);
   if (f.exe.name != "claude") f.claude = probe_exe("claude", f.env_or("PATH"), f.home_real);
   return f;

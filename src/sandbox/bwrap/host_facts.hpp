@@ -9,6 +9,7 @@
 
 #include "common/host_env.hpp"
 #include "sandbox/launch_plan.hpp"
+#include "sandbox/bwrap/repo_scan.hpp"
 #include "sandbox/request.hpp"
 
 namespace blaude::sandbox::bwrap {
@@ -25,27 +26,25 @@ struct PathFact {
   std::string link;  // raw link text when lkind == Symlink
 };
 
-// A git directory inside the workspace (top-level .git, a nested repo's .git, a submodule's
-// gitdir under .git/modules). Paths are relative to the workspace root.
-struct GitDir {
-  std::string rel;          // e.g. ".git", "packages/app/.git", ".git/modules/lib"
-  PathFact config;          // <rel>/config
-  PathFact hooks;           // <rel>/hooks
-  std::string hooks_path;   // core.hooksPath resolved to a workspace-relative path, "" if none/outside
-  PathFact hooks_path_fact;
-};
-
 // A link found by the pre-scan, with its target resolved like `readlink -m` would.
 struct LinkHit {
   std::string rel;
   std::string target;
 };
 
-// What the depth-limited workspace walk found. Protected names are at depth 1..3, links at 1..4.
+// What the workspace walk found (any depth, see workspace_walk.hpp). Protected names other than
+// git's are taken at depth 1..3 (the seed's rule), links at 1..4; repositories at any depth.
 struct WorkspaceScan {
   std::vector<std::pair<std::string, PathFact>> hits;  // rel → fact, for protected names
-  std::vector<GitDir> gitdirs;
   std::vector<LinkHit> links;
+  GitScan git;                                         // where git reads code-bearing config from
+  // lstat identity of every host path a protection may mount or pin (and of their parents and
+  // ancestors): the protect step mounts nothing else.
+  std::map<std::string, Identity> ids;
+  size_t entries = 0;
+  bool truncated = false;      // the walk hit its time or entry limit
+  std::string truncated_at;    // where
+  std::vector<std::string> unreadable;
 };
 
 // A package linked into a node tool's global dir (`npm link`, `bun link`, `pnpm link -g`): MCP
@@ -98,6 +97,9 @@ struct HostFacts {
   std::string bwrap;                  // absolute path, "" when not installed
   bool overlay = false;               // bwrap accepts --overlay-src/--tmp-overlay (0.9+)
   bool overlay_probe_failed = false;  // could not ask bwrap; overlay assumed false for this run
+  // Protections are mounted by blaude inside bwrap's namespaces (protect_gate.hpp): bwrap is not
+  // setuid and the kernel has open_tree/move_mount/mount_setattr (5.12+). Else as bwrap options.
+  bool inner_mounts = false;
   std::vector<HostPrep> cache_writes;  // the refreshed feature cache, for the prepare step
 
   std::map<std::string, std::string> env;  // the host environment

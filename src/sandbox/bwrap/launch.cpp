@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <system_error>
 
+#include <spdlog/spdlog.h>
+
 #include "common/data_fd.hpp"
 #include "sandbox/bwrap/features.hpp"
 
@@ -25,6 +27,15 @@ UniqueFd memfd_with(const char* name, const std::string& content) {
 PreparedLaunch prepare_launch(const LaunchPlan& plan) {
   PreparedLaunch out;
   std::vector<std::string> argv = plan.argv;
+  if (!plan.inner_mounts.empty()) {
+    out.gate = std::make_unique<ProtectGate>(ProtectGate::start(plan.inner_mounts, std::chrono::seconds(20)));
+    for (auto& a : argv) {
+      if (a == kInfoToken) a = std::to_string(out.gate->info_fd());
+      if (a == kGateToken) a = std::to_string(out.gate->gate_fd());
+    }
+    out.keep_fds.push_back(out.gate->info_fd());
+    out.keep_fds.push_back(out.gate->gate_fd());
+  }
   for (const auto& d : plan.data_fds) {
     UniqueFd fd = memfd_with("blaude-data", d.content);
     for (auto& a : argv)
@@ -46,6 +57,13 @@ PreparedLaunch prepare_launch(const LaunchPlan& plan) {
   out.keep_fds.push_back(args.get());
   out.fds.push_back(std::move(args));
   return out;
+}
+
+std::string protect_outcome(PreparedLaunch& launch) {
+  if (!launch.gate) return {};
+  std::string why = launch.gate->outcome();
+  spdlog::debug("protect: {}", launch.gate->report());
+  return why;
 }
 
 std::vector<std::string> explain_failure(const std::string& bwrap) {

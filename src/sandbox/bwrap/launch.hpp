@@ -3,7 +3,10 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
 #include "common/unique_fd.hpp"
+#include "sandbox/bwrap/protect_gate.hpp"
 #include "sandbox/launch_plan.hpp"
 
 namespace blaude::sandbox::bwrap {
@@ -14,11 +17,17 @@ struct PreparedLaunch {
   std::vector<std::string> argv;  // {bwrap, "--args", "N", "--", command...}
   std::vector<UniqueFd> fds;      // keep open until the child has started
   std::vector<int> keep_fds;      // → pty::Command::keep_fds
+  // The protect helper, when the plan has inner mounts (started here, before bwrap is).
+  std::unique_ptr<ProtectGate> gate;
 };
 
 // Creates one memfd per DataFd, substitutes its number for the token, then packs the options.
 // Throws std::system_error when a memfd cannot be made.
 PreparedLaunch prepare_launch(const LaunchPlan& plan);
+
+// After the supervised bwrap exited: "" when the protections were all made (or there were none),
+// else why the sandbox did not start (nothing ran then).
+std::string protect_outcome(PreparedLaunch& launch);
 
 // bwrap exited 1 before the command ran: the hint when it is the host's user namespaces (the
 // usual reason: AppArmor on Ubuntu 24.04+, or a sysctl), else nothing.

@@ -392,7 +392,7 @@ void enforce_mount_order(Builder& b) {
 }  // namespace
 
 LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList& env) {
-  Builder b{req, facts, {}, {}, {}, {}};
+  Builder b{req, facts, {}, {}, {}, {}, {}};
   b.p.warnings = facts.probe_warnings;
   b.p.preparations = facts.cache_writes;
   b.p.argv.push_back(facts.bwrap.empty() ? "bwrap" : facts.bwrap);
@@ -416,6 +416,7 @@ LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList
   } else {
     detail::add_workspace(b);
   }
+  detail::add_protections(b);
   add_env(b, env);
   enforce_mount_order(b);
   b.add({"--"});

@@ -8,6 +8,7 @@
 
 #include "sandbox/bwrap/host_facts.hpp"
 #include "sandbox/launch_plan.hpp"
+#include "sandbox/bwrap/protect_layout.hpp"
 #include "sandbox/request.hpp"
 
 namespace blaude::sandbox::bwrap::detail {
@@ -21,6 +22,7 @@ struct Builder {
   std::vector<std::pair<std::string, std::string>> rw_binds;  // (host canonical src, sandbox dst)
   std::vector<std::string> host_writable;                      // overlay fallbacks left writable
   std::set<std::string> linked_mounts;                         // linked-package ro-binds done
+  std::vector<HostGuard> guards;                               // host paths to protect (protect.cpp)
 
   void add(std::initializer_list<std::string> args) { p.argv.insert(p.argv.end(), args); }
   void ro(const std::string& src, const std::string& dst) { add({"--ro-bind", src, dst}); }
@@ -49,8 +51,10 @@ struct Builder {
   std::string home(const std::string& rel) const { return f.home + "/" + rel; }
 };
 
-// Workspace bind, protected paths and their pins (plan_protect.cpp).
+// Workspace bind; collects the protected paths (protect.cpp).
 void add_workspace(Builder& b);
+// The protections at every writable alias, after every other mount (protect.cpp).
+void add_protections(Builder& b);
 // Linked packages' roots and token files (plan_extras.cpp).
 void add_linked_packages(Builder& b);
 // Files and dirs named by claude's environment variables (plan_extras.cpp).

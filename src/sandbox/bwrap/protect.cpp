@@ -8,47 +8,36 @@
 #include "sandbox/bwrap/plan.hpp"
 #include "sandbox/bwrap/plan_builder.hpp"
 #include "common/paths.hpp"
+#include "sandbox/bwrap/protect_gate.hpp"
+#include "sandbox/bwrap/protect_layout.hpp"
 
 namespace blaude::sandbox::bwrap::detail {
 
 namespace {
 
-enum class Guard {
-  Pin,         // rw self-bind: a mount point cannot be renamed away and recreated
-  File,        // ro-bind
-  Dir,         // overlay (writes discarded) or ro-bind
-  MissingDir,  // read-only empty tmpfs: the name cannot be created
-};
-
+// Guards on host paths from the seed's protected names (depth 1..3).
 struct Collector {
   const HostFacts& f;
   LaunchPlan& p;
-  std::map<std::string, Guard> out;  // rel → guard; sorted, so parents come before children
+  std::vector<HostGuard>& out;
 
   bool inside(const std::string& real) const { return !real.empty() && is_under(real, f.cwd) && real != f.cwd; }
 
-  // A protected name that is a symlink is never bound (bwrap would follow it to wherever the
+  // A protected name that is a symlink is never mounted (a mount would follow it to wherever the
   // agent pointed it). Its target is protected instead when that lies inside the workspace.
   bool symlink(const std::string& rel, const PathFact& pf, Kind want) {
     if (pf.lkind != Kind::Symlink) return false;
     p.warnings.push_back("protected path " + rel + " is a symlink; it is not bound");
-    if (inside(pf.real) && pf.kind == want)
-      out.emplace(relative_to(pf.real, f.cwd), want == Kind::File ? Guard::File : Guard::Dir);
+    if (inside(pf.real) && pf.kind == want) out.push_back({pf.real, Guard::ReadOnly, rel + " (through a symlink)"});
     return true;
   }
   void file(const std::string& rel, const PathFact& pf) {
     if (symlink(rel, pf, Kind::File)) return;
-    if (pf.lkind == Kind::File) out.emplace(rel, Guard::File);
+    if (pf.lkind == Kind::File) out.push_back({f.cwd + "/" + rel, Guard::ReadOnly, rel});
   }
-  void dir(const std::string& rel, const PathFact& pf, bool guard_missing) {
+  void dir(const std::string& rel, const PathFact& pf) {
     if (symlink(rel, pf, Kind::Dir)) return;
-    if (pf.lkind == Kind::Dir) {
-      out.emplace(rel, Guard::Dir);
-    } else if (pf.lkind == Kind::Missing && guard_missing) {
-      out.emplace(rel, Guard::MissingDir);
-      p.notes.push_back(rel + " is missing; it is kept empty and read-only in the sandbox "
-                              "(an empty directory appears on the host as the mount point)");
-    }
+    if (pf.lkind == Kind::Dir) out.push_back({f.cwd + "/" + rel, Guard::ReadOnly, rel});
   }
 };
 
@@ -67,58 +56,29 @@ void warn_links(Builder& b) {
   if (!w.empty()) b.p.warnings.push_back("workspace contains symlinks pointing outside the tree:" + w);
 }
 
-std::map<std::string, Guard> collect(Builder& b) {
-  Collector c{b.f, b.p, {}};
+void collect(Builder& b) {
+  Collector c{b.f, b.p, b.guards};
   for (const auto& [rel, pf] : b.f.ws.hits) {
     std::string name = basename_of(rel);
     if (name == ".vscode" || name == ".idea") {
-      c.dir(rel, pf, false);
-    } else if (name == ".git") {
-      if (pf.lkind == Kind::Symlink) c.symlink(rel, pf, Kind::Missing);  // warn only
+      c.dir(rel, pf);
     } else {
       c.file(rel, pf);
     }
   }
-  for (const auto& g : b.f.ws.gitdirs) {
-    c.file(g.rel + "/config", g.config);
-    // A missing hooks dir gets a read-only placeholder rather than covering all of .git,
-    // so the agent's commits still land on the host.
-    c.dir(g.rel + "/hooks", g.hooks, true);
-    if (!g.hooks_path.empty()) c.dir(g.hooks_path, g.hooks_path_fact, true);
+  // Git: every file and dir git reads code-bearing configuration from, at any depth (repo_scan).
+  for (const auto& g : b.f.ws.git.protect) {
+    b.guards.push_back({g.path, g.guard, g.why});
+    if (g.guard == Guard::EmptyDir)
+      b.p.notes.push_back(g.path + " is missing; it is kept empty and read-only in the sandbox "
+                                   "(an empty directory appears on the host as the mount point)");
   }
-  // Pin every ancestor of a protected path, or `mv .git x && mkdir -p .git/hooks` would get
-  // around the mounts. Nothing is pinned or guarded inside a guarded dir: a rw pin there
-  // would punch a host-writable hole through the overlay.
-  std::map<std::string, Guard> all = c.out;
-  for (const auto& [rel, g] : c.out)
-    for (std::string a = dirname_of(rel); a != "." && a != "/"; a = dirname_of(a)) all.emplace(a, Guard::Pin);
-  std::map<std::string, Guard> kept;
-  std::string covered;  // the last Dir/MissingDir guard
-  for (const auto& [rel, g] : all) {
-    if (!covered.empty() && is_under(rel, covered)) continue;
-    kept.emplace(rel, g);
-    if (g == Guard::Dir || g == Guard::MissingDir) covered = rel;
-  }
-  return kept;
-}
-
-void emit(Builder& b, const std::map<std::string, Guard>& guards, const std::string& alias) {
-  const std::string& ws = b.f.cwd;
-  for (const auto& [rel, g] : guards) {
-    std::string src = ws + "/" + rel, dst = alias + "/" + rel;
-    switch (g) {
-      case Guard::Pin: b.add({"--bind", src, dst}); break;
-      case Guard::File: b.ro(src, dst); break;
-      case Guard::Dir:
-        if (b.f.overlay) {
-          b.overlay(src, dst);
-        } else {
-          b.ro(src, dst);
-        }
-        break;
-      case Guard::MissingDir: b.add({"--tmpfs", dst, "--remount-ro", dst}); break;
-    }
-  }
+  for (const auto& w : b.f.ws.git.warnings) b.p.warnings.push_back(w);
+  if (b.f.ws.truncated)
+    b.p.warnings.push_back("the workspace scan stopped at " + b.f.ws.truncated_at + " after " +
+                           std::to_string(b.f.ws.entries) + " entries: repositories below it are not protected");
+  for (const auto& u : b.f.ws.unreadable)
+    b.p.warnings.push_back("could not read " + u + ": repositories in it are not protected");
 }
 
 }  // namespace
@@ -129,21 +89,37 @@ void add_workspace(Builder& b) {
     throw PlanError("refusing to use your home directory (or a parent of it) as the workspace: " + f.cwd,
                     "Use a subdirectory instead, --tmp, or --allow-protected-writes to override.");
   const std::string w = workspace_dest(f.cwd);
-  // Every place the workspace is writable from inside: its /workspaces alias, and any earlier
-  // rw bind that contains it (host /tmp, -m DIR:rw, a policy grant, ~/.claude).
-  std::vector<std::string> aliases = {w};
-  for (const auto& [src, dst] : b.rw_binds) {
-    if (!is_under(f.cwd, src)) continue;
-    std::string a = f.cwd == src ? dst : join(dst, relative_to(f.cwd, src));
-    if (std::find(aliases.begin(), aliases.end(), a) == aliases.end()) aliases.push_back(a);
-  }
-  b.add({"--bind", f.cwd, w});
+  b.rw(f.cwd, w);
   if (!b.req.allow_protected_writes) {
     warn_links(b);
-    auto guards = collect(b);
-    for (const auto& a : aliases) emit(b, guards, a);
+    collect(b);
   }
   b.add({"--chdir", w});
+}
+
+// After every other mount: each guard at every writable alias (the workspace's own bind, a
+// writable /tmp, -m DIR:rw, write grants), with pins, either made by the protect helper inside the
+// sandbox (plan.inner_mounts + the gate options) or, where it cannot run, as bwrap options.
+void add_protections(Builder& b) {
+  if (b.req.allow_protected_writes || b.req.tmp) return;
+  std::vector<Alias> aliases;
+  for (const auto& [src, dst] : b.rw_binds) aliases.push_back({src, dst});
+  const auto& ids = b.f.ws.ids;
+  auto layout = layout_protections(b.guards, aliases, b.f.cwd, [&](const std::string& p) -> std::optional<Identity> {
+    auto it = ids.find(p);
+    if (it == ids.end() || it->second.type == 0) return std::nullopt;
+    return it->second;
+  });
+  if (!layout.missing.empty())
+    throw PlanError("the workspace changed while blaude was starting (" + layout.missing.front() + ")",
+                    "Run blaude again. If it keeps happening, please report it with the output of `blaude --dry-run`.");
+  if (layout.mounts.empty()) return;
+  if (b.f.inner_mounts) {
+    for (auto& a : gate_args(kInfoToken, kGateToken)) b.p.argv.push_back(a);
+    b.p.inner_mounts = std::move(layout.mounts);
+  } else {
+    for (auto& a : as_bwrap_options(layout.mounts)) b.p.argv.push_back(a);
+  }
 }
 
 }  // namespace blaude::sandbox::bwrap::detail

@@ -40,6 +40,17 @@ std::string check_inner_mounts(const std::vector<InnerMount>& mounts) {
   return {};
 }
 
+bool inner_mounts_work(const std::string& bwrap) {
+  struct stat st;
+  if (bwrap.empty() || ::stat(bwrap.c_str(), &st) != 0 || (st.st_mode & (S_ISUID | S_ISGID))) return false;
+  auto present = [](long r) { return r == 0 || errno != ENOSYS; };
+  struct open_how how = {};
+  return present(::syscall(SYS_openat2, -1, "", &how, sizeof how)) &&
+         present(::syscall(SYS_open_tree, -1, "", 0)) &&
+         present(::syscall(SYS_move_mount, -1, "", -1, "", 0)) &&
+         present(::syscall(SYS_mount_setattr, -1, "", 0, nullptr, 0)) && present(::syscall(SYS_fsopen, nullptr, 0));
+}
+
 namespace {
 
 // --- the helper: runs in a forked child of a possibly multi-threaded blaude, so from here on only

@@ -16,31 +16,16 @@
 #include <vector>
 
 #include "common/unique_fd.hpp"
+#include "sandbox/launch_plan.hpp"
 
 namespace blaude::sandbox::bwrap {
 
-enum class InnerKind : unsigned char {
-  ReadOnly,  // a read-only clone of the object on itself (file or dir, with what is mounted below)
-  Pin,       // a writable clone on itself: the name can no longer be renamed or removed
-  EmptyDir,  // a missing dir: created empty, then an empty read-only tmpfs on it
-};
+using sandbox::Identity;
+using sandbox::InnerKind;
+using sandbox::InnerMount;
 
-// What the probe saw at a path (lstat): the helper refuses to mount anything else.
-struct Identity {
-  unsigned long long dev = 0;
-  unsigned long long ino = 0;
-  unsigned type = 0;  // S_IFMT bits
-  bool operator==(const Identity&) const = default;
-};
-
-struct InnerMount {
-  std::string path;  // absolute, normalized, in the sandbox ("/workspaces/x/.git/config")
-  InnerKind kind = InnerKind::ReadOnly;
-  Identity id;       // of the object; for EmptyDir, of its parent dir
-  std::string host;  // the host path it shows (for --dry-run and the bwrap-option fallback)
-  std::string why;   // what it protects, for --dry-run
-};
-
+inline constexpr const char* kInfoToken = "@fd:protect-info";  // substituted by the launcher
+inline constexpr const char* kGateToken = "@fd:protect-gate";
 inline constexpr const char* kGateDir = "/run/blaude";
 inline constexpr const char* kGateFile = "/run/blaude/gate";
 inline constexpr const char* kProofDir = "/run/blaude/protected";
@@ -53,6 +38,11 @@ std::vector<std::string> gate_args(const std::string& info_token, const std::str
 // ancestor before its descendants (a later mount on an ancestor would hide an earlier one).
 // Otherwise what is wrong. Pure.
 std::string check_inner_mounts(const std::vector<InnerMount>& mounts);
+
+// Whether the helper can work with this bwrap on this kernel: bwrap is not setuid (a setuid bwrap's
+// namespaces are not the user's to enter) and the kernel has openat2, open_tree, move_mount and
+// mount_setattr (5.12+). Probes with invalid arguments only.
+bool inner_mounts_work(const std::string& bwrap);
 
 class ProtectGate {
 public:

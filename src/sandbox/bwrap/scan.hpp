@@ -1,5 +1,6 @@
-// The host-side walks behind HostFacts: one lstat-only pass over the workspace (depth 4, no
-// symlink is ever followed into), git dirs and their submodule gitdirs, a path's PathFact.
+// The host-side walks behind HostFacts: one pass over the workspace at any depth (no symlink is
+// ever followed into), the repositories in it and where git reads code-bearing config from, the
+// identity of every path a protection mounts, a path's PathFact.
 #pragma once
 #include <string>
 
@@ -9,8 +10,7 @@ namespace blaude::sandbox::bwrap {
 
 PathFact probe_path(const std::string& path);
 // root must be canonical.
-WorkspaceScan scan_workspace(const std::string& root);
-// core.hooksPath from git config text ("" if unset). Pure; exposed for tests.
-std::string parse_hooks_path(const std::string& config_text);
+// home and xdg_config_home: where the host's global git config lives.
+WorkspaceScan scan_workspace(const std::string& root, const std::string& home, const std::string& xdg_config_home);
 
 }  // namespace blaude::sandbox::bwrap

@@ -49,8 +49,9 @@ std::string format_diff(const GrantDiff& diff) {
 }
 
 std::string protected_summary() {
-  return "  writes always denied, at any depth: .env*, .git/hooks, .git/config, "
-         ".blaude, .xclaude\n";
+  return "  writes always denied, in every git repository at any depth: the files git reads hooks and\n"
+         "    config from (config, hooks, core.hooksPath, included files, worktree and submodule pointers)\n"
+         "  and down to 3 levels: .env*, shell rc files, .vscode, .idea, .mcp.json, .blaude, .xclaude\n";
 }
 
 }  // namespace blaude::sandbox::policy
