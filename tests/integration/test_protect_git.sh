@@ -56,7 +56,7 @@ run() {
   while [ "$1" != "--" ]; do opts+=("$1"); shift; done
   (cd "$w" && env -i HOME="$H" PATH="$(dirname "$bw"):/usr/bin:/bin" TERM=dumb \
     setpriv --reuid=65534 --regid=65534 --clear-groups \
-    "$BLAUDE" --no-clipboard "${opts[@]}" --exec sh -c "$2" </dev/null >>"$T_DIR/out" 2>&1)
+    "$BLAUDE" --no-clipboard "${opts[@]}" --exec sh -c "$2" </dev/null >>"$T_DIR/out" 2>&1) || echo "(blaude exited $?)" >>"$T_DIR/out"
 }
 
 attack='
@@ -73,7 +73,7 @@ attack='
   echo "[core] fsmonitor = evil" >>vendor/dep/.git/config
   echo evil >remote.git/hooks/post-receive
   echo "[core] fsmonitor = evil" >>app/.git/config
-  echo evil >wt/.husky/pre-commit
+  mkdir -p wt/.husky; echo evil >wt/.husky/pre-commit
   true'
 # name|host path|pattern meaning "the attack landed"
 landed=(
@@ -112,9 +112,10 @@ for bw in "${BWRAPS[@]}"; do
   # Agents can still commit: objects, refs, the index and lock files stay writable.
   W="$T_DIR/ws-commit-$v"
   make_ws "$W" "commit-$v"
-  run "$bw" "$W" -- 'echo two >file && git -c core.hooksPath=/nonexistent add file && git -c core.hooksPath=/nonexistent commit -qm two && echo x >wt/f && git -C wt add f && git -C wt -c core.hooksPath=/nonexistent commit -qm wt'
-  check_eq "bwrap $v: a commit made inside lands on the host" two "$(git -C "$W" show HEAD:file 2>&1)"
-  check_eq "bwrap $v: a commit in the linked worktree lands too" x "$(git -C "$W/wt" show HEAD:f 2>&1)"
+  run "$bw" "$W" -- 'c="git -c core.hooksPath=/nonexistent -c user.name=t -c user.email=t@example.invalid"
+    echo two >file && $c add file && $c commit -qm two && echo x >wt/f && $c -C wt add f && $c -C wt commit -qm wt'
+  check_eq "bwrap $v: a commit made inside lands on the host" two "$(git -c safe.directory='*' -C "$W" show HEAD:file 2>&1)"
+  check_eq "bwrap $v: a commit in the linked worktree lands too" x "$(git -c safe.directory='*' -C "$W/wt" show HEAD:f 2>&1)"
 
   # Class 4: the workspace under /tmp is also writable through /tmp itself. Through that alias it
   # can be neither renamed and replaced, nor its protected files written.

@@ -84,6 +84,9 @@ struct Helper {
   long long deadline_us;
   pid_t child = 0;
   int root = -1;  // bwrap's setup root; the sandbox's root is "newroot" in it until pivot_root
+  // Dirs this run created (the same host dir shows at every alias of the workspace).
+  Identity made[1024];
+  size_t n_made = 0;
 
   [[noreturn]] void finish(Line& l, bool ok) {
     l << "\n";
@@ -203,10 +206,22 @@ struct Helper {
     int pfd = resolve(parent, rel);
     if (pfd < 0) fail("cannot open", parent, errno);
     if (parent_id) expect(pfd, *parent_id, parent);
-    // Ours only if we made it: a dir someone else created meanwhile may already hold content.
-    if (::mkdirat(pfd, slash + 1, 0755) != 0) fail("changed while the sandbox was starting:", path, errno);
+    // Ours only if we made it (here or at another alias of it): a dir someone else created
+    // meanwhile may already hold content.
+    bool fresh = ::mkdirat(pfd, slash + 1, 0755) == 0;
+    if (!fresh && errno != EEXIST) fail("cannot create", path, errno);
     int fd = resolve(path, rel);
     if (fd < 0) fail("cannot open", path, errno);
+    struct stat st;
+    if (::fstat(fd, &st) != 0) fail("cannot stat", path, errno);
+    Identity id{(unsigned long long)st.st_dev, (unsigned long long)st.st_ino, unsigned(st.st_mode & S_IFMT)};
+    if (fresh) {
+      if (n_made < sizeof made / sizeof made[0]) made[n_made++] = id;
+    } else {
+      bool ours = false;
+      for (size_t i = 0; i < n_made; ++i) ours |= made[i] == id;
+      if (!ours) fail("changed while the sandbox was starting:", path, EEXIST);
+    }
     int fs = int(::syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC));
     if (fs < 0) fail("cannot make a tmpfs for", path, errno);
     if (::syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0555", 0) != 0 ||
@@ -281,7 +296,7 @@ ProtectGate ProtectGate::start(const std::vector<InnerMount>& mounts, std::chron
     ::close(g.info_w_.get());
     ::close(g.gate_r_.get());
     ::close(g.status_r_.get());
-    Helper h{mounts, info_r.get(), gate_w.get(), status_w.get(), deadline};
+    Helper h{mounts, info_r.get(), gate_w.get(), status_w.get(), deadline, 0, -1, {}, 0};
     h.run();
   }
   int st;
