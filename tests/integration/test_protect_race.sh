@@ -23,17 +23,22 @@ mkdir -p "$W/.git/hooks" && echo "[core]" >"$W/.git/config"
 echo TOPSECRET >"$S/SECRET"
 chown -R 65534:65534 "$H" "$W" "$S"
 
-# The flipper: swaps pkg/.git/hooks between the real dir and a symlink to the secret dir, as
-# fast as it can, until told to stop (a bounded loop: at most 2,000,000 swaps).
+# The flipper: exchanges pkg/.git/hooks with a symlink to the secret dir, atomically
+# (renameat2 RENAME_EXCHANGE: the name is always there, a dir or the link), as fast as it can,
+# until told to stop (bounded: at most 2,000,000 swaps).
+ln -s "$S" "$W/pkg/.git/hooks.link"
+chown -h 65534:65534 "$W/pkg/.git/hooks.link"
 flip_until() {
-  setpriv --reuid=65534 --regid=65534 --clear-groups sh -c '
-    cd "$1" || exit 1
-    i=0
-    while [ ! -e "$2" ] && [ $i -lt 2000000 ]; do
-      mv pkg/.git/hooks pkg/.git/hooks.real && ln -s "$3" pkg/.git/hooks
-      rm pkg/.git/hooks && mv pkg/.git/hooks.real pkg/.git/hooks
-      i=$((i+1))
-    done' _ "$W" "$T_DIR/stop" "$S"
+  setpriv --reuid=65534 --regid=65534 --clear-groups python3 -c '
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+a, b, stop = (s.encode() for s in sys.argv[1:4])
+for i in range(2000000):
+    if i % 256 == 0 and os.path.exists(stop):
+        break
+    if libc.renameat2(-100, a, -100, b, 2) != 0:
+        sys.exit("renameat2: " + os.strerror(ctypes.get_errno()))
+' "$W/pkg/.git/hooks" "$W/pkg/.git/hooks.link" "$T_DIR/stop"
 }
 
 inside='cat pkg/.git/hooks/SECRET 2>/dev/null; cat /workspaces/proj/pkg/.git/hooks/SECRET 2>/dev/null; echo END'
@@ -63,8 +68,7 @@ for bw in "${BWRAPS[@]}"; do
   touch "$T_DIR/stop"
   wait "$fpid" || true
   # Leave the dir in place for the next round.
-  [ -L "$W/pkg/.git/hooks" ] && rm "$W/pkg/.git/hooks"
-  [ -d "$W/pkg/.git/hooks.real" ] && mv "$W/pkg/.git/hooks.real" "$W/pkg/.git/hooks"
+  if [ -L "$W/pkg/.git/hooks" ]; then mv -T "$W/pkg/.git/hooks" "$W/pkg/.git/hooks.tmp" && mv -T "$W/pkg/.git/hooks.link" "$W/pkg/.git/hooks" && mv -T "$W/pkg/.git/hooks.tmp" "$W/pkg/.git/hooks.link"; fi
   log "bwrap $v: $LAUNCHES launches: $started started, $refused refused, $leaked leaked; control: $ctl of $LAUNCHES bare binds leaked"
   check_eq "bwrap $v: no launch shows what the swapped-in symlink points to" 0 "$leaked"
   check "bwrap $v: most launches still start ($started of $LAUNCHES)" test "$started" -ge $((LAUNCHES / 4))

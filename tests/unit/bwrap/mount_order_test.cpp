@@ -56,14 +56,12 @@ HostFacts rich_host(const std::string& home, const std::string& cwd) {
   for (const auto& d : {f.nvm_dir, f.fnm_dir, f.pnpm_home, f.corepack_home}) put(f, d, Kind::Dir);
   // A git workspace with protected names.
   put(f, cwd, Kind::Dir);
-  GitDir g;
-  g.rel = ".git";
-  g.config = PathFact{Kind::File, Kind::File, cwd + "/.git/config", ""};
-  g.hooks = PathFact{Kind::Dir, Kind::Dir, cwd + "/.git/hooks", ""};
-  f.ws.gitdirs.push_back(g);
-  f.ws.hits.emplace_back(".git", PathFact{Kind::Dir, Kind::Dir, cwd + "/.git", ""});
+  f.ws.git.protect.push_back({cwd + "/.git/config", Guard::ReadOnly, "config"});
+  f.ws.git.protect.push_back({cwd + "/.git/hooks", Guard::ReadOnly, "hooks"});
   f.ws.hits.emplace_back(".vscode", PathFact{Kind::Dir, Kind::Dir, cwd + "/.vscode", ""});
   f.ws.hits.emplace_back(".bashrc", PathFact{Kind::File, Kind::File, cwd + "/.bashrc", ""});
+  for (std::string p : {cwd + "/.git/config", cwd + "/.git/hooks", cwd + "/.vscode", cwd + "/.bashrc"})
+    for (; p.size() > 1; p = p.substr(0, std::max<size_t>(1, p.rfind('/')))) f.ws.ids.emplace(p, Identity{1, 2, 0040000});
   return f;
 }
 

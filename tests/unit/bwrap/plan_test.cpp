@@ -31,13 +31,26 @@ PlanInputs inputs() {
 }
 
 
-void add_git(HostFacts& f, const std::string& rel, Kind hooks, Kind config = Kind::File) {
-  GitDir g;
-  g.rel = rel;
-  g.config = PathFact{config, config, config == Kind::Missing ? "" : f.cwd + "/" + rel + "/config", ""};
-  g.hooks = PathFact{hooks, hooks, hooks == Kind::Missing ? "" : f.cwd + "/" + rel + "/hooks", ""};
-  f.ws.gitdirs.push_back(g);
-  f.ws.hits.emplace_back(rel, PathFact{Kind::Dir, Kind::Dir, f.cwd + "/" + rel, ""});
+// What the repository scan reports for a gitdir (repo_scan_test covers the scan itself).
+void add_git(HostFacts& f, const std::string& rel, Kind hooks) {
+  f.ws.git.protect.push_back({f.cwd + "/" + rel + "/config", Guard::ReadOnly, "config"});
+  f.ws.git.protect.push_back({f.cwd + "/" + rel + "/hooks", hooks == Kind::Missing ? Guard::EmptyDir : Guard::ReadOnly, "hooks"});
+}
+void guard(HostFacts& f, const std::string& path, Guard g = Guard::ReadOnly) { f.ws.git.protect.push_back({path, g, "test"}); }
+
+// The probe's identities: every path the protections name, and every dir above them.
+HostFacts& identified(HostFacts& f) {
+  auto add = [&](std::string p) {
+    for (; !p.empty(); p = p == "/" ? "" : p.substr(0, std::max<size_t>(1, p.rfind('/'))))
+      f.ws.ids.emplace(p, Identity{1, std::hash<std::string>{}(p), 0040000});
+  };
+  for (const auto& g : f.ws.git.protect) add(g.path);
+  for (const auto& [rel, pf] : f.ws.hits) {
+    add(f.cwd + "/" + rel);
+    if (!pf.real.empty()) add(pf.real);
+  }
+  add(f.cwd);
+  return f;
 }
 
 }  // namespace
@@ -202,6 +215,7 @@ TEST_CASE("protected paths in a git workspace", "[sandbox]") {
   add_git(f, ".git", Kind::Dir);
   f.ws.hits.emplace_back(".bashrc", PathFact{Kind::File, Kind::File, "/home/u/proj/.bashrc", ""});
   f.ws.hits.emplace_back(".vscode", PathFact{Kind::Dir, Kind::Dir, "/home/u/proj/.vscode", ""});
+  identified(f);
   auto a = plan(opts(), f, inputs()).argv;
   const std::string W = "/workspaces/proj", S = "/home/u/proj";
   long ws = find(a, {"--bind", S, W});
@@ -209,16 +223,20 @@ TEST_CASE("protected paths in a git workspace", "[sandbox]") {
   CHECK(find(a, {"--bind", S + "/.git", W + "/.git"}) > ws);  // pinned: cannot be renamed away
   CHECK(has(a, {"--ro-bind", S + "/.bashrc", W + "/.bashrc"}));
   CHECK(has(a, {"--ro-bind", S + "/.git/config", W + "/.git/config"}));
-  CHECK(has(a, {"--overlay-src", S + "/.git/hooks", "--tmp-overlay", W + "/.git/hooks"}));
-  CHECK(has(a, {"--overlay-src", S + "/.vscode", "--tmp-overlay", W + "/.vscode"}));
-  CHECK(find(a, {"--chdir", W}) > find(a, {"--tmp-overlay", W + "/.vscode"}));
-  // The pin comes before what it contains.
-  CHECK(find(a, {"--bind", S + "/.git", W + "/.git"}) < find(a, {"--ro-bind", S + "/.git/config", W + "/.git/config"}));
-
-  f.overlay = false;
-  a = plan(opts(), f, inputs()).argv;
   CHECK(has(a, {"--ro-bind", S + "/.git/hooks", W + "/.git/hooks"}));
   CHECK(has(a, {"--ro-bind", S + "/.vscode", W + "/.vscode"}));
+  // The pin comes before what it contains; the protections after every other mount.
+  CHECK(find(a, {"--bind", S + "/.git", W + "/.git"}) < find(a, {"--ro-bind", S + "/.git/config", W + "/.git/config"}));
+  CHECK(find(a, {"--chdir", W}) < find(a, {"--ro-bind", S + "/.git/config", W + "/.git/config"}));
+
+  // Where blaude mounts them itself: the same list, and bwrap's argv holds only the gate.
+  f.inner_mounts = true;
+  auto p = plan(opts(), f, inputs());
+  CHECK_FALSE(has(p.argv, {"--ro-bind", S + "/.git/config", W + "/.git/config"}));
+  CHECK(has(p.argv, {"--file", "@fd:protect-gate", "/run/blaude/gate"}));
+  bool config = false;
+  for (const auto& m : p.inner_mounts) config |= m.path == W + "/.git/config" && m.kind == InnerKind::ReadOnly;
+  CHECK(config);
 
   auto o = opts();
   o.allow_protected_writes = true;
@@ -229,6 +247,7 @@ TEST_CASE("protected paths in a git workspace", "[sandbox]") {
 TEST_CASE("a missing .git/hooks is read-only and empty, .git itself stays writable", "[sandbox]") {
   auto f = host();
   add_git(f, ".git", Kind::Missing);
+  identified(f);
   auto p = plan(opts(), f, inputs());
   CHECK(has(p.argv, {"--tmpfs", "/workspaces/proj/.git/hooks", "--remount-ro", "/workspaces/proj/.git/hooks"}));
   CHECK_FALSE(has(p.argv, {"--tmp-overlay", "/workspaces/proj/.git"}));
@@ -242,6 +261,7 @@ TEST_CASE("symlinked protected names are never bound", "[sandbox]") {
   f.ws.hits.emplace_back(".bashrc", PathFact{Kind::Symlink, Kind::File, "/home/u/.ssh/id_rsa", "/home/u/.ssh/id_rsa"});
   f.ws.hits.emplace_back(".zshrc", PathFact{Kind::Symlink, Kind::File, "/home/u/proj/dot/zshrc", "dot/zshrc"});
   f.ws.hits.emplace_back(".vscode", PathFact{Kind::Symlink, Kind::Dir, "/etc", "/etc"});
+  identified(f);
   auto p = plan(opts(), f, inputs());
   CHECK_FALSE(has(p.argv, {"/home/u/.ssh/id_rsa"}));
   CHECK_FALSE(has(p.argv, {"/home/u/proj/.bashrc"}));
@@ -253,32 +273,35 @@ TEST_CASE("symlinked protected names are never bound", "[sandbox]") {
 
 TEST_CASE("nested repos, submodules and core.hooksPath", "[sandbox]") {
   auto f = host();
+  const std::string W = "/workspaces/proj", S = "/home/u/proj";
   add_git(f, ".git", Kind::Dir);
-  f.ws.gitdirs[0].hooks_path = ".husky";
-  f.ws.gitdirs[0].hooks_path_fact = PathFact{Kind::Dir, Kind::Dir, "/home/u/proj/.husky", ""};
+  guard(f, S + "/.husky");
   add_git(f, "packages/app/.git", Kind::Dir);
   add_git(f, ".git/modules/lib", Kind::Missing);
-  auto a = plan(opts(), f, inputs()).argv;
-  const std::string W = "/workspaces/proj", S = "/home/u/proj";
-  CHECK(has(a, {"--overlay-src", S + "/.husky", "--tmp-overlay", W + "/.husky"}));
+  guard(f, S + "/tools", Guard::EmptyDir);
+  auto a = plan(opts(), identified(f), inputs()).argv;
+  CHECK(has(a, {"--ro-bind", S + "/.husky", W + "/.husky"}));
   for (std::string pin : {"packages", "packages/app", "packages/app/.git", ".git/modules", ".git/modules/lib"})
     CHECK(has(a, {"--bind", S + "/" + pin, W + "/" + pin}));
-  CHECK(has(a, {"--overlay-src", S + "/packages/app/.git/hooks", "--tmp-overlay", W + "/packages/app/.git/hooks"}));
+  CHECK(has(a, {"--ro-bind", S + "/packages/app/.git/hooks", W + "/packages/app/.git/hooks"}));
   CHECK(has(a, {"--ro-bind", S + "/.git/modules/lib/config", W + "/.git/modules/lib/config"}));
   CHECK(has(a, {"--tmpfs", W + "/.git/modules/lib/hooks", "--remount-ro", W + "/.git/modules/lib/hooks"}));
-
-  // A missing hooksPath dir is guarded at its shallowest missing component.
-  f.ws.gitdirs[0].hooks_path = "tools";
-  f.ws.gitdirs[0].hooks_path_fact = PathFact{};
-  a = plan(opts(), f, inputs()).argv;
   CHECK(has(a, {"--tmpfs", W + "/tools", "--remount-ro", W + "/tools"}));
+}
+
+TEST_CASE("a protection whose identity the probe lacks fails closed", "[sandbox]") {
+  auto f = host();
+  add_git(f, ".git", Kind::Dir);
+  identified(f);
+  f.ws.ids.erase("/home/u/proj/.git/config");
+  CHECK_THROWS_AS(plan(opts(), f, inputs()), PlanError);
 }
 
 TEST_CASE("nothing is pinned inside a guarded dir", "[sandbox]") {
   auto f = host();
   f.ws.hits.emplace_back(".vscode", PathFact{Kind::Dir, Kind::Dir, "/home/u/proj/.vscode", ""});
   f.ws.hits.emplace_back(".vscode/sub/.bashrc", PathFact{Kind::File, Kind::File, "", ""});
-  auto a = plan(opts(), f, inputs()).argv;
+  auto a = plan(opts(), identified(f), inputs()).argv;
   CHECK_FALSE(has(a, {"--bind", "/home/u/proj/.vscode/sub", "/workspaces/proj/.vscode/sub"}));
 }
 
@@ -286,6 +309,7 @@ TEST_CASE("the workspace is protected at every writable alias", "[sandbox]") {
   auto f = host();
   f.cwd = "/tmp/work/proj";
   add_git(f, ".git", Kind::Dir);
+  identified(f);
   auto a = plan(opts(), f, inputs()).argv;
   CHECK(has(a, {"--ro-bind", "/tmp/work/proj/.git/config", "/workspaces/proj/.git/config"}));
   CHECK(has(a, {"--ro-bind", "/tmp/work/proj/.git/config", "/tmp/work/proj/.git/config"}));
@@ -297,6 +321,7 @@ TEST_CASE("the workspace is protected at every writable alias", "[sandbox]") {
   f = host();
   f.cwd = "/srv/code/proj";
   add_git(f, ".git", Kind::Dir);
+  identified(f);
   put(f, "/srv/code", Kind::Dir);
   f.mount_paths = {"/srv/code"};
   f.mounts = {f.at("/srv/code")};

@@ -13,6 +13,7 @@
 #include "app/launch.hpp"
 #include "sandbox/bwrap/features.hpp"
 #include "sandbox/bwrap/scan.hpp"
+#include "sandbox/bwrap/workspace_walk.hpp"
 #include "common/paths.hpp"
 
 using namespace blaude;
@@ -50,23 +51,25 @@ struct TempDir {
 bool hit(const WorkspaceScan& s, const std::string& rel) {
   return std::any_of(s.hits.begin(), s.hits.end(), [&](const auto& h) { return h.first == rel; });
 }
-const GitDir* gitdir(const WorkspaceScan& s, const std::string& rel) {
-  for (const auto& g : s.gitdirs)
-    if (g.rel == rel) return &g;
+// The repository scan's guard on `rel` (relative to the scanned root), if any.
+const HostProtection* guarded(const WorkspaceScan& s, const fs::path& root, const std::string& rel) {
+  for (const auto& p : s.git.protect)
+    if (p.path == (root / rel).string()) return &p;
   return nullptr;
 }
 
 }  // namespace
 
-TEST_CASE("workspace walk: depth, noise dirs, git internals, links", "[sandbox][scan]") {
+TEST_CASE("workspace walk: names to depth 3, repositories at any depth, git internals, links", "[sandbox][scan]") {
   // The root is named "build": it is still scanned (the bash version skipped it entirely).
   TempDir t("build");
   t.file(".bashrc");
   t.file("a/b/.zshrc");
   t.file("a/b/c/.profile");                 // depth 4: beyond the protected-name scan
-  t.file("node_modules/pkg/.bashrc");       // noise at depth 1 is pruned too
-  t.dir("node_modules/pkg/.git/hooks");
-  t.file("src/vendor/x/.mcp.json");
+  t.file("node_modules/pkg/.bashrc");       // nothing is pruned: vendored code counts
+  t.dir("node_modules/pkg/node_modules/dep/lib/.git/hooks");  // a repository at depth 6
+  t.file("node_modules/pkg/node_modules/dep/lib/.git/config");
+  t.file("src/vendor/x/.mcp.json");         // depth 4
   t.dir(".git/hooks");
   t.file(".git/config", "[core]\n\thooksPath = .husky\n");
   t.dir(".git/objects/ab/.vscode");         // git internals are never walked
@@ -80,26 +83,30 @@ TEST_CASE("workspace walk: depth, noise dirs, git internals, links", "[sandbox][
   t.link("a/b/c/d/deeper", "/root/x");      // depth 5: not
   t.link(".vscode", "/home");
 
-  auto s = scan_workspace(t.path.string());
+  auto s = scan_workspace(t.path.string(), "/nonexistent", "");
   CHECK(hit(s, ".bashrc"));
   CHECK(hit(s, "a/b/.zshrc"));
   CHECK_FALSE(hit(s, "a/b/c/.profile"));
-  CHECK_FALSE(hit(s, "node_modules/pkg/.bashrc"));
+  CHECK(hit(s, "node_modules/pkg/.bashrc"));
   CHECK_FALSE(hit(s, "src/vendor/x/.mcp.json"));
   CHECK_FALSE(hit(s, ".git/objects/ab/.vscode"));
   REQUIRE(hit(s, ".vscode"));
   auto vs = std::find_if(s.hits.begin(), s.hits.end(), [](const auto& h) { return h.first == ".vscode"; });
   CHECK(vs->second.lkind == Kind::Symlink);
 
-  const GitDir* top = gitdir(s, ".git");
-  REQUIRE(top);
-  CHECK(top->hooks.lkind == Kind::Dir);
-  CHECK(top->config.lkind == Kind::File);
-  CHECK(top->hooks_path == ".husky");
-  CHECK(top->hooks_path_fact.lkind == Kind::Dir);
-  CHECK(gitdir(s, ".git/modules/libs/one"));
-  CHECK(gitdir(s, "packages/app/.git"));
-  CHECK_FALSE(gitdir(s, "node_modules/pkg/.git"));
+  for (const char* rel : {".git/config", ".git/hooks", ".husky", ".git/modules/libs/one/config",
+                          ".git/modules/libs/one/hooks", "packages/app/.git/config",
+                          "node_modules/pkg/node_modules/dep/lib/.git/hooks"}) {
+    INFO(rel);
+    CHECK(guarded(s, t.path, rel));
+  }
+  CHECK_FALSE(guarded(s, t.path, ".git/objects"));
+  // Every guarded path, and every dir above it, has the identity the protect step checks.
+  for (const auto& p : s.git.protect) {
+    INFO(p.path);
+    CHECK(s.ids.count(p.path));
+    CHECK(s.ids.count(t.path.string()));
+  }
 
   auto link = [&](const std::string& rel) {
     auto it = std::find_if(s.links.begin(), s.links.end(), [&](const auto& l) { return l.rel == rel; });
@@ -118,27 +125,32 @@ TEST_CASE("worktree and submodule .git files", "[sandbox][scan]") {
   t.dir(".git/hooks");
   t.file("sub/.git", "gitdir: ../.git/modules/sub\n");
   t.file("wt/.git", "gitdir: /somewhere/else/.git/worktrees/wt\n");
-  auto s = scan_workspace(t.path.string());
-  CHECK(gitdir(s, ".git/modules/sub"));
-  CHECK(s.gitdirs.size() == 2);  // .git and its submodule, once; the outside worktree not at all
+  auto s = scan_workspace(t.path.string(), "/nonexistent", "");
+  CHECK(guarded(s, t.path, ".git/modules/sub/config"));
+  CHECK(guarded(s, t.path, "sub/.git"));  // the pointer: rewriting it would re-point git
+  CHECK(guarded(s, t.path, "wt/.git"));
+  CHECK(s.git.repos.size() == 2);  // .git and its submodule, once; the outside worktree not at all
 }
 
-TEST_CASE("a missing core.hooksPath is reported at its shallowest missing part", "[sandbox][scan]") {
+TEST_CASE("a missing core.hooksPath is kept empty at its top-level dir", "[sandbox][scan]") {
   TempDir t("proj");
   t.dir(".git/hooks");
   t.file(".git/config", "[core]\n\thooksPath = \"tools/git/hooks\"\n");
-  auto s = scan_workspace(t.path.string());
-  REQUIRE(gitdir(s, ".git"));
-  CHECK(gitdir(s, ".git")->hooks_path == "tools");
-  CHECK(gitdir(s, ".git")->hooks_path_fact.lkind == Kind::Missing);
+  auto s = scan_workspace(t.path.string(), "/nonexistent", "");
+  auto g = guarded(s, t.path, "tools");
+  REQUIRE(g);
+  CHECK(g->guard == Guard::EmptyDir);
 }
 
-TEST_CASE("core.hooksPath parsing", "[sandbox][scan]") {
-  CHECK(parse_hooks_path("[core]\n\thooksPath = .husky\n") == ".husky");
-  CHECK(parse_hooks_path("[Core]\nHOOKSPATH=x # comment\n") == "x");
-  CHECK(parse_hooks_path("[user]\nhooksPath = no\n") == "");
-  CHECK(parse_hooks_path("[core]\nhooksPath = a\nhooksPath = \"b c\"\n") == "b c");
-  CHECK(parse_hooks_path("") == "");
+TEST_CASE("the walk is bounded and says so", "[sandbox][scan]") {
+  TempDir t("proj");
+  for (int i = 0; i < 50; ++i) t.dir("d" + std::to_string(i) + "/x");
+  WalkLimits lim;
+  lim.max_entries = 10;
+  auto w = walk_workspace(t.path.string(), lim);
+  CHECK(w.truncated);
+  CHECK_FALSE(w.truncated_at.empty());
+  CHECK_FALSE(walk_workspace(t.path.string()).truncated);
 }
 
 TEST_CASE("probe_path never follows a link for lkind", "[sandbox][scan]") {
@@ -232,7 +244,7 @@ TEST_CASE("policy files and .env* files are protected, a venv dir named .env is 
   t.dir("py/.env/bin");           // a virtualenv: a directory, walked, not protected itself
   t.file(".environment-notes.md");  // starts with .env: protected too (prefix, as on macOS)
   t.file("README.env");             // control: does not start with .env
-  auto s = scan_workspace(t.path.string());
+  auto s = scan_workspace(t.path.string(), "/nonexistent", "");
   CHECK(hit(s, ".blaude"));
   CHECK(hit(s, "sub/.xclaude"));
   CHECK(hit(s, ".env"));
