@@ -8,6 +8,7 @@
 #include "sandbox/bwrap/plan.hpp"
 #include "sandbox/bwrap/plan_builder.hpp"
 #include "common/paths.hpp"
+#include "sandbox/bwrap/mount_order.hpp"
 #include "sandbox/bwrap/protect_gate.hpp"
 #include "sandbox/bwrap/protect_layout.hpp"
 
@@ -107,9 +108,11 @@ void add_protections(Builder& b) {
   const auto& ids = b.f.ws.ids;
   auto layout = layout_protections(b.guards, aliases, b.f.cwd, [&](const std::string& p) -> std::optional<Identity> {
     auto it = ids.find(p);
-    if (it == ids.end() || it->second.type == 0) return std::nullopt;
-    return it->second;
-  });
+    if (it != ids.end() && it->second.type != 0) return it->second;
+    // Only the protect helper checks identities; bwrap options have nothing to check them with.
+    if (!b.f.inner_mounts) return Identity{};
+    return std::nullopt;
+  }, [&](const std::string& sandbox, const std::string& host) { return sandbox_source(b.p.argv, sandbox) == host; });
   if (!layout.missing.empty())
     throw PlanError("the workspace changed while blaude was starting (" + layout.missing.front() + ")",
                     "Run blaude again. If it keeps happening, please report it with the output of `blaude --dry-run`.");
@@ -118,7 +121,20 @@ void add_protections(Builder& b) {
     for (auto& a : gate_args(kInfoToken, kGateToken)) b.p.argv.push_back(a);
     b.p.inner_mounts = std::move(layout.mounts);
   } else {
-    for (auto& a : as_bwrap_options(layout.mounts)) b.p.argv.push_back(a);
+    // As bwrap options a mount is a bind of the HOST path, which would hide whatever the sandbox
+    // already mounted below it ($HOME's tmpfs under a pinned /tmp dir): such a one is left out.
+    std::vector<std::string> dsts;
+    for (const auto& st : mount_steps(b.p.argv)) dsts.push_back(st.dst);
+    std::vector<InnerMount> kept;
+    for (auto& m : layout.mounts) {
+      auto below = std::find_if(dsts.begin(), dsts.end(), [&](const std::string& d) { return is_under(d, m.path) && d != m.path; });
+      if (below == dsts.end()) {
+        kept.push_back(std::move(m));
+      } else {
+        b.p.warnings.push_back(m.path + " is not pinned: as a bwrap option it would hide " + *below);
+      }
+    }
+    for (auto& a : as_bwrap_options(kept)) b.p.argv.push_back(a);
   }
 }
 

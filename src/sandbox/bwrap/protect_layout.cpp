@@ -49,11 +49,15 @@ std::map<std::string, Want> wanted_on_host(const std::vector<HostGuard>& guards,
 }  // namespace
 
 ProtectLayout layout_protections(const std::vector<HostGuard>& guards, const std::vector<Alias>& aliases,
-                                 const std::string& workspace, const IdentityOf& identity) {
+                                 const std::string& workspace, const IdentityOf& identity, const Shows& shows) {
   ProtectLayout out;
   std::map<std::string, InnerMount> by_path;
   for (const auto& a : aliases) {
     for (auto& [host, want] : wanted_on_host(guards, a, workspace)) {
+      // Not an alias there: a later mount covers the path (and with it the host object).
+      if (shows && !shows(rebase(want.kind == InnerKind::EmptyDir ? parent(host) : host, a),
+                          want.kind == InnerKind::EmptyDir ? parent(host) : host))
+        continue;
       std::string id_path = want.kind == InnerKind::EmptyDir ? parent(host) : host;
       auto id = identity(id_path);
       if (!id) {

@@ -35,8 +35,13 @@ struct ProtectLayout {
   std::vector<std::string> missing;   // host paths whose identity the probe lacks (a bug: fail closed)
 };
 
+// Whether sandbox path `sandbox` shows host path `host` once every mount is made (an alias can be
+// covered further down by a later mount: $HOME's tmpfs inside a writable /tmp).
+using Shows = std::function<bool(const std::string& sandbox, const std::string& host)>;
+
 ProtectLayout layout_protections(const std::vector<HostGuard>& guards, const std::vector<Alias>& aliases,
-                                 const std::string& workspace, const IdentityOf& identity);
+                                 const std::string& workspace, const IdentityOf& identity,
+                                 const Shows& shows = {});
 
 // The host paths layout_protections needs identities of (guards, their parents, every dir up to
 // each alias root, the workspace and its ancestors): what the probe must lstat.

@@ -294,6 +294,7 @@ TEST_CASE("a protection whose identity the probe lacks fails closed", "[sandbox]
   add_git(f, ".git", Kind::Dir);
   identified(f);
   f.ws.ids.erase("/home/u/proj/.git/config");
+  f.inner_mounts = true;
   CHECK_THROWS_AS(plan(opts(), f, inputs()), PlanError);
 }
 
