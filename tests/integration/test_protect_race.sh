@@ -29,7 +29,7 @@ chown -R 65534:65534 "$H" "$W" "$S"
 ln -s "$S" "$W/pkg/.git/hooks.link"
 chown -h 65534:65534 "$W/pkg/.git/hooks.link"
 flip_until() {
-  setpriv --reuid=65534 --regid=65534 --clear-groups python3 -c '
+  setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c '
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 a, b, stop = (s.encode() for s in sys.argv[1:4])
