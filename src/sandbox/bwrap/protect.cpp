@@ -106,13 +106,21 @@ void add_protections(Builder& b) {
   std::vector<Alias> aliases;
   for (const auto& [src, dst] : b.rw_binds) aliases.push_back({src, dst});
   const auto& ids = b.f.ws.ids;
+  std::vector<std::string> overlays;
+  for (const auto& st : mount_steps(b.p.argv))
+    if (st.op == "--tmp-overlay" || st.op == "--overlay" || st.op == "--ro-overlay") overlays.push_back(st.dst);
   auto layout = layout_protections(b.guards, aliases, b.f.cwd, [&](const std::string& p) -> std::optional<Identity> {
     auto it = ids.find(p);
     if (it != ids.end() && it->second.type != 0) return it->second;
     // Only the protect helper checks identities; bwrap options have nothing to check them with.
     if (!b.f.inner_mounts) return Identity{};
     return std::nullopt;
-  }, [&](const std::string& sandbox, const std::string& host) { return sandbox_source(b.p.argv, sandbox) == host; });
+  }, [&](const std::string& sandbox, const std::string& host) {
+    // An overlay shows a copy, not the host object: nothing below one is an alias.
+    for (const auto& d : overlays)
+      if (sandbox == d || is_under(sandbox, d)) return false;
+    return sandbox_source(b.p.argv, sandbox) == host;
+  });
   if (!layout.missing.empty())
     throw PlanError("the workspace changed while blaude was starting (" + layout.missing.front() + ")",
                     "Run blaude again. If it keeps happening, please report it with the output of `blaude --dry-run`.");

@@ -117,7 +117,9 @@ struct Scanner {
         warn(t + " is included by " + path + " but missing: it could be created (the post-session audit checks it)");
         continue;
       }
-      config(t, "included by " + path, hooks, wt_cfg, nullptr, depth + 1);
+      // Through its real path: a mount needs one without symlinks (a dotfile manager's links).
+      std::string real = fs.realpath(t);
+      config(real.empty() ? t : real, "included by " + path, hooks, wt_cfg, nullptr, depth + 1);
     }
   }
 
@@ -288,7 +290,7 @@ GlobalGitConfig read_global_git_config(GitFs& fs, const std::string& home, const
     std::string real = fs.realpath(path);
     auto text = fs.read(real.empty() ? path : real);
     if (!text) return;
-    g.files.push_back(path);
+    g.files.push_back(real.empty() ? path : real);  // mounts need the path without symlinks
     GitConfigFacts f = git_config_facts(parse_git_config(*text));
     if (f.hooks_path_set) g.hooks_paths.push_back(f.hooks_path);
     for (const auto& inc : f.includes)
