@@ -90,16 +90,18 @@ protect_line=$(grep -nE -- "^  --ro-bind $P/(\\.git/hooks|\\.git/config|\\.env|\
 check "B: the grants come before the protected paths (lines ${grant_line:-?} < ${protect_line:-?})" \
   test "${grant_line:-0}" -gt 0 -a "${protect_line:-0}" -gt "${grant_line:-0}"
 
-# sb ORDER SCRIPT: blaude's command for SCRIPT with a hand-added `--bind $P/.git $P/.git` (as a
-# buggy parser would emit for the ignored grant), placed among the grants ("grants") or after
-# the protected paths ("wrong"), run in sh as printed.
+# sb ORDER SCRIPT: blaude's command for SCRIPT with a hand-added `--bind $P/.git $W/.git` (as a
+# buggy parser would emit for the ignored grant: the project's .git writable at the workspace),
+# placed among the grants ("grants") or after the protected paths, just before the environment
+# ("wrong"), run in sh as printed.
+W=/workspaces/$(basename "$P")
 sb() {
-  local p at extra="  --bind $P/.git $P/.git \\"
+  local p at extra="  --bind $P/.git $W/.git \\"
   p=$(plan "$2")
   if [ "$1" = grants ]; then
     at=$(grep -nE -- "^  --(ro-)?bind $H/(data/out|\\.config/special|tools/bin) " <<<"$p" | tail -1 | cut -d: -f1)
   else
-    at=$(($(grep -n -- '^  --chdir ' <<<"$p" | cut -d: -f1) - 1))
+    at=$(($(grep -n -- '^  --clearenv' <<<"$p" | cut -d: -f1) - 1))
   fi
   [ "${at:-0}" -gt 0 ] || { echo "sb: no insertion point in the plan" >&2; return 2; }
   p=$(EXTRA=$extra awk -v at="$at" '{ print } NR == at { print ENVIRON["EXTRA"] }' <<<"$p")
@@ -108,16 +110,16 @@ sb() {
 }
 git_hook_before=$(cat "$P/.git/hooks/pre-commit")
 check "B: the hand-added .git grant is in effect (ordinary git files writable)" \
-  sb grants "echo x > '$P/.git/description'"
+  sb grants "echo x > '$W/.git/description'"
 for target in .git/hooks/pre-commit .git/hooks/post-checkout .git/config .env .blaude; do
   check "B: protected despite a .git grant among the grants: $target" \
-    sb grants "! (echo evil >> '$P/$target') 2>/dev/null"
+    sb grants "! (echo evil >> '$W/$target') 2>/dev/null"
 done
-check "B: hooks cannot be renamed away" sb grants "! mv '$P/.git/hooks' '$P/.git/h2' 2>/dev/null"
+check "B: hooks cannot be renamed away" sb grants "! mv '$W/.git/hooks' '$W/.git/h2' 2>/dev/null"
 check_eq "B: hooks unchanged on the host" "$git_hook_before" "$(cat "$P/.git/hooks/pre-commit")"
 check "B: no new hook on the host" test ! -e "$P/.git/hooks/post-checkout"
 # Control: the same bind after the protected paths (the xclaude ordering bug) re-opens the hooks.
-check "B control: wrong order re-opens hooks" sb wrong "echo evil >> '$P/.git/hooks/pre-commit'"
+check "B control: wrong order re-opens hooks" sb wrong "echo evil >> '$W/.git/hooks/pre-commit'"
 check "B control: the write landed" grep -q evil "$P/.git/hooks/pre-commit"
 
 # --- Part C ---------------------------------------------------------------------------------

@@ -2,9 +2,12 @@
 # Issue 11 class 4, probe-then-mount: while sessions start, another process of the same user
 # (what an agent in a concurrent session is) keeps swapping a protected dir for a symlink to a
 # dir holding a secret (in $HOME, which the sandbox never shows). A fixed number of real blaude launches, with bwrap 0.8 and the overlay
-# bwrap: each one must either start with the real dir protected, or refuse to start; none may
-# ever show the symlink's target. The control: a plain bwrap bind of the same path, under the same
-# flipping, does show the secret in some launches, so the race is real and would be noticed.
+# bwrap: each one must either start with the real dir protected, or refuse to start with a clear
+# word; none may ever show the symlink's target. How many start while the flipper runs depends on
+# the scheduler, so it is logged, not asserted; once the flipping stops, every launch starts (the
+# refusals were the race, not a broken engine). The control: a plain bwrap bind of the same path,
+# under the same flipping, does show the secret (tried until it does, at most 20 times the launch
+# count), so the race is real and would be noticed.
 . "$(dirname "$0")/lib.sh"
 
 command -v bwrap >/dev/null || skip "bwrap is not installed"
@@ -47,7 +50,7 @@ for bw in "${BWRAPS[@]}"; do
   rm -f "$T_DIR/stop"
   flip_until &
   fpid=$!
-  started=0 refused=0 leaked=0
+  started=0 refused=0 leaked=0 silent=0
   for i in $(seq 1 "$LAUNCHES"); do
     out=$(cd "$W" && env -i HOME="$H" PATH="$(dirname "$bw"):/usr/bin:/bin" TERM=dumb \
       setpriv --reuid=65534 --regid=65534 --clear-groups \
@@ -56,11 +59,13 @@ for bw in "${BWRAPS[@]}"; do
     if grep -q END <<<"$out"; then started=$((started + 1)); else refused=$((refused + 1)); fi
     if ! grep -q END <<<"$out" && ! grep -q "changed while the sandbox was starting\|is a symlink" "$T_DIR/err"; then
       echo "launch $i ended without a word:"; cat "$T_DIR/err"
+      silent=$((silent + 1))
     fi
   done
   # Control: the same flipping against a bare bwrap bind of the path, as the old plan did.
-  ctl=0
-  for i in $(seq 1 "$LAUNCHES"); do
+  ctl=0 tries=0
+  while [ "$ctl" -eq 0 ] && [ "$tries" -lt $((LAUNCHES * 20)) ]; do
+    tries=$((tries + 1))
     out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$bw" --unshare-user --ro-bind / / \
       --ro-bind "$W/pkg/.git/hooks" /mnt cat /mnt/SECRET 2>/dev/null) || true
     grep -q TOPSECRET <<<"$out" && ctl=$((ctl + 1))
@@ -69,9 +74,18 @@ for bw in "${BWRAPS[@]}"; do
   wait "$fpid" || true
   # Leave the dir in place for the next round.
   if [ -L "$W/pkg/.git/hooks" ]; then mv -T "$W/pkg/.git/hooks" "$W/pkg/.git/hooks.tmp" && mv -T "$W/pkg/.git/hooks.link" "$W/pkg/.git/hooks" && mv -T "$W/pkg/.git/hooks.tmp" "$W/pkg/.git/hooks.link"; fi
-  log "bwrap $v: $LAUNCHES launches: $started started, $refused refused, $leaked leaked; control: $ctl of $LAUNCHES bare binds leaked"
+  # Calm: no flipper; every launch must start and see the real (empty) hooks dir.
+  calm=0
+  for i in 1 2 3 4 5; do
+    out=$(cd "$W" && env -i HOME="$H" PATH="$(dirname "$bw"):/usr/bin:/bin" TERM=dumb \
+      setpriv --reuid=65534 --regid=65534 --clear-groups \
+      "$BLAUDE" --no-clipboard --exec sh -c "$inside" </dev/null 2>"$T_DIR/err") || true
+    grep -q END <<<"$out" && ! grep -q TOPSECRET <<<"$out" && calm=$((calm + 1))
+  done
+  log "bwrap $v: $LAUNCHES launches under flipping: $started started, $refused refused, $leaked leaked; control: a bare bind leaked after $tries tries"
   check_eq "bwrap $v: no launch shows what the swapped-in symlink points to" 0 "$leaked"
-  check "bwrap $v: most launches still start ($started of $LAUNCHES)" test "$started" -ge $((LAUNCHES / 4))
-  check "bwrap $v, control: the race is real (a bare bind leaked in $ctl of $LAUNCHES)" test "$ctl" -gt 0
+  check_eq "bwrap $v: every refusal says why" 0 "$silent"
+  check_eq "bwrap $v: once the flipping stops, every launch starts (5 of 5)" 5 "$calm"
+  check "bwrap $v, control: the race is real (a bare bind leaked, after $tries tries)" test "$ctl" -gt 0
 done
 finish

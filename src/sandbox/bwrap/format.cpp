@@ -65,13 +65,14 @@ namespace {
 
 // The gate options (protect_gate.hpp) stand for the inner mounts: shown as the equivalent bwrap
 // options, so the printed command protects the same paths when run by hand.
-std::vector<std::string> with_inner_mounts_as_options(const LaunchPlan& plan) {
+std::vector<std::string> with_inner_mounts_as_options(const LaunchPlan& plan,
+                                                     std::vector<std::pair<std::string, std::string>>& left_out) {
   const std::vector<std::string> gate = gate_args(kInfoToken, kGateToken);
   std::vector<std::string> argv;
   for (size_t i = 0; i < plan.argv.size(); ++i) {
     if (!plan.inner_mounts.empty() && plan.argv.size() - i >= gate.size() &&
         std::equal(gate.begin(), gate.end(), plan.argv.begin() + long(i))) {
-      auto opts = as_bwrap_options(plan.inner_mounts);
+      auto opts = as_bwrap_options(expressible_as_options(argv, plan.inner_mounts, left_out));
       argv.insert(argv.end(), opts.begin(), opts.end());
       i += gate.size() - 1;
     } else {
@@ -81,10 +82,19 @@ std::vector<std::string> with_inner_mounts_as_options(const LaunchPlan& plan) {
   return argv;
 }
 
+// Pins blaude makes on the sandbox's own view that no bwrap option can express.
+std::string pins_note(const std::vector<std::pair<std::string, std::string>>& left_out) {
+  std::string out;
+  for (const auto& [path, below] : left_out)
+    out += "# Not shown: blaude also pins " + path + " (as a bwrap option it would hide " + below + ").\n";
+  return out;
+}
+
 }  // namespace
 
 std::string format_command(const LaunchPlan& plan) {
-  std::vector<std::string> argv = with_inner_mounts_as_options(plan);
+  std::vector<std::pair<std::string, std::string>> left_out;
+  std::vector<std::string> argv = with_inner_mounts_as_options(plan, left_out);
   std::string docs, redirects;
   int fd = 3;
   for (const auto& d : plan.data_fds) {
@@ -105,7 +115,7 @@ std::string format_command(const LaunchPlan& plan) {
     out = "# The last " + std::to_string(plan.inner_mounts.size()) +
           " mounts (the protected paths) are not bwrap's: blaude makes them itself inside the\n"
           "# sandbox's namespaces after bwrap's own mounts and before the command, each on the object\n"
-          "# the probe checked (shown here as the equivalent bwrap options).\n" + out;
+          "# the probe checked (shown here as the equivalent bwrap options).\n" + pins_note(left_out) + out;
   if (docs.empty()) return out;
   out.pop_back();  // the final newline: the redirections belong on the command's last line
   return out + redirects + "\n" + docs;

@@ -129,19 +129,10 @@ void add_protections(Builder& b) {
     for (auto& a : gate_args(kInfoToken, kGateToken)) b.p.argv.push_back(a);
     b.p.inner_mounts = std::move(layout.mounts);
   } else {
-    // As bwrap options a mount is a bind of the HOST path, which would hide whatever the sandbox
-    // already mounted below it ($HOME's tmpfs under a pinned /tmp dir): such a one is left out.
-    std::vector<std::string> dsts;
-    for (const auto& st : mount_steps(b.p.argv)) dsts.push_back(st.dst);
-    std::vector<InnerMount> kept;
-    for (auto& m : layout.mounts) {
-      auto below = std::find_if(dsts.begin(), dsts.end(), [&](const std::string& d) { return is_under(d, m.path) && d != m.path; });
-      if (below == dsts.end()) {
-        kept.push_back(std::move(m));
-      } else {
-        b.p.warnings.push_back(m.path + " is not pinned: as a bwrap option it would hide " + *below);
-      }
-    }
+    std::vector<std::pair<std::string, std::string>> left_out;
+    auto kept = expressible_as_options(b.p.argv, layout.mounts, left_out);
+    for (const auto& [path, below] : left_out)
+      b.p.warnings.push_back(path + " is not pinned: as a bwrap option it would hide " + below);
     for (auto& a : as_bwrap_options(kept)) b.p.argv.push_back(a);
   }
 }

@@ -1,5 +1,8 @@
 #include "sandbox/bwrap/protect_layout.hpp"
 
+#include "common/paths.hpp"
+#include "sandbox/bwrap/mount_order.hpp"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -99,6 +102,23 @@ std::vector<std::string> as_bwrap_options(const std::vector<InnerMount>& mounts)
     }
   }
   return o;
+}
+
+std::vector<InnerMount> expressible_as_options(const std::vector<std::string>& argv,
+                                               const std::vector<InnerMount>& mounts,
+                                               std::vector<std::pair<std::string, std::string>>& left_out) {
+  std::vector<std::string> dsts;
+  for (const auto& st : mount_steps(argv)) dsts.push_back(st.dst);
+  std::vector<InnerMount> kept;
+  for (const auto& m : mounts) {
+    auto below = std::find_if(dsts.begin(), dsts.end(), [&](const std::string& d) { return is_under(d, m.path) && d != m.path; });
+    if (below == dsts.end()) {
+      kept.push_back(m);
+    } else {
+      left_out.emplace_back(m.path, *below);
+    }
+  }
+  return kept;
 }
 
 }  // namespace blaude::sandbox::bwrap

@@ -52,4 +52,12 @@ std::vector<std::string> paths_to_identify(const std::vector<HostGuard>& guards,
 // runnable form): --ro-bind / --bind / --tmpfs + --remount-ro.
 std::vector<std::string> as_bwrap_options(const std::vector<InnerMount>& mounts);
 
+// As a bwrap option a mount is a bind of the HOST path, which would hide whatever the sandbox
+// already mounted below it ($HOME's tmpfs under a pinned /tmp dir, re-exposing the host's $HOME).
+// The mounts that can be written as options after `argv` without that; each other one in
+// `left_out` as (its path, the mount it would hide). The fallback and --dry-run both use this.
+std::vector<InnerMount> expressible_as_options(const std::vector<std::string>& argv,
+                                               const std::vector<InnerMount>& mounts,
+                                               std::vector<std::pair<std::string, std::string>>& left_out);
+
 }  // namespace blaude::sandbox::bwrap
