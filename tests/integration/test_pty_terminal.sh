@@ -29,8 +29,11 @@ run_case() {
 
 # blaude_pid: blaude running in the pane's shell
 blaude_pid() { pgrep -P "$(tm_pane_pid)" -f -- '--no-sandbox' | head -n1; }
-# child_of PID: the command blaude started
-child_of() { pgrep -P "$1" | head -n1; }
+# running_in_fg PID: the process runs (is not stopped) in the foreground group of its terminal,
+# so that a key like Ctrl-Z or Ctrl-C typed now reaches it and not the shell that started it.
+running_in_fg() { local s; s=$(ps -o stat= -p "$1") && [[ $s == *+* && $s != T* ]]; }
+# gone PID: the process has exited (or is a zombie nobody reaped yet)
+gone() { local s; s=$(ps -o stat= -p "$1") || return 0; [[ $s == Z* ]]; }
 
 run_case "exit 0" 0 "$B true"
 run_case "exit 3" 3 "$B sh -c 'exit 3'"
@@ -79,20 +82,32 @@ tm_run "$B env PS1='in\$ ' bash --norc --noprofile -i"
 tm_wait '^in\$ '
 tm_run 'echo SIZE1=$(stty size)'
 tm_wait '^SIZE1=30 100' && pass "initial size copied" || fail "initial size wrong"
-tm_run "trap 'echo WINCH=\$(stty size)' WINCH"
+# Resize only once the shell has run the trap command (TRAP-SET is printed after it): a SIGWINCH
+# that comes before the trap exists is reported by no terminal, blaude or not (under load the
+# typed line can still be queued when tmux resizes: the test's race, seen as "resize not seen").
+tm_run "trap 'echo WINCH=\$(stty size)' WINCH; echo TRAP-SET"
+tm_wait '^TRAP-SET'
 tm resize-window -t t -x 120 -y 40
-tm_wait 'WINCH=40 120' && pass "resize reaches the child (SIGWINCH + new size)" || fail "resize not seen"
+if tm_wait 'WINCH=40 120'; then
+  pass "resize reaches the child (SIGWINCH + new size)"
+else  # tells "no signal" from "no size": the child's size now
+  tm_run 'echo SIZE2=$(stty size)'
+  tm_wait '^SIZE2=' 5 || true
+  fail "resize not seen (the child's size now: $(tm_screen | sed -n 's/^SIZE2=//p' | tail -n1))"
+fi
 
 # Job control in the inner shell: a job, Ctrl-Z, jobs, fg, Ctrl-C.
+# The keys go in only once sleep is in the foreground: earlier, the shell would get them.
+inner=$(pgrep -P "$(blaude_pid)" -x bash) || true
 tm_run 'sleep 300'
-sleep 0.3
+sp=""; wait_until eval 'sp=$(pgrep -P "$inner" -x sleep) && running_in_fg "$sp"' || true
 tm send-keys -t t C-z
 tm_wait 'Stopped +sleep 300' && pass "Ctrl-Z stops the inner job" || fail "Ctrl-Z did not stop the job"
 tm_run 'jobs -l | sed "s/^/JOBS:/"'
 tm_wait '^JOBS:.*Stopped' && pass "inner shell lists the stopped job" || fail "jobs output missing"
 tm_run 'fg'
 tm_wait '^sleep 300$'
-sleep 0.3
+wait_until running_in_fg "$sp" || true  # bash prints the job before it continues it
 tm send-keys -t t C-c
 tm_run 'echo AFTERFG=$?'
 tm_wait '^AFTERFG=130' && pass "fg then Ctrl-C ends the job with 130" || fail "fg/Ctrl-C failed"
@@ -116,7 +131,7 @@ tm_wait '^STOPPED-SAVED'
 check "modes restored while blaude is stopped" cmp -s "$T_DIR/stty.before" "$T_DIR/stty.stopped"
 tm resize-window -t t -x 90 -y 25
 tm_run "fg"
-sleep 0.5
+wait_until running_in_fg "$bp" || true
 tm_run "hello"
 tm_wait '^GOT=hello' && pass "input reaches the child after fg" || fail "input lost after fg"
 tm_wait '^25 90' && pass "size re-synced after fg" || fail "size not re-synced after fg"
@@ -128,17 +143,23 @@ check "modes restored after suspend/resume" cmp -s "$T_DIR/stty.before" "$T_DIR/
 # SIGKILL of blaude cannot be caught: the watchdog restores the terminal's modes (within a
 # moment: it races the shell that waits for blaude, which may print one line first).
 # (Under sh -c, not the interactive shell: bash itself restores the tty after a job dies of a signal.)
+# The shell reads the modes once the test says go, after the watchdog (blaude's child that stays
+# "blaude", while the command's child has exec'd sleep) has exited.
+mkfifo "$T_DIR/go"
 cat > "$T_DIR/kill.sh" <<SH
 $B sh -c 'echo READY-KILL; exec sleep 60'
 echo KILLED=\$?
-sleep 1  # the watchdog wakes when blaude dies, racing this shell: give it its moment
+read go < $T_DIR/go
 stty -g > $T_DIR/stty.kill
 SH
 tm_run "sh $T_DIR/kill.sh"
 tm_wait '^READY-KILL'
 bp=""; wait_until eval 'bp=$(pgrep -P "$(pgrep -P "$(tm_pane_pid)" -x sh)" -f -- --no-sandbox); [ -n "$bp" ]' || true
+wd=$(pgrep -P "$bp" -x blaude) || true
 kill -KILL "$bp"
 tm_wait 'KILLED=137' && pass "blaude killed with SIGKILL" || fail "no exit after SIGKILL"
+check "the watchdog ran and exited" eval '[ -n "$wd" ] && wait_until gone "$wd"'
+timeout 10 sh -c "echo go > '$T_DIR/go'" || true
 wait_until test -s "$T_DIR/stty.kill" || true
 check "modes restored after SIGKILL of blaude (watchdog)" cmp -s "$T_DIR/stty.before" "$T_DIR/stty.kill"
 
