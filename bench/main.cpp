@@ -23,6 +23,8 @@ const char* kUsage =
     "usage: ptybench --blaude PATH [options]\n"
     "  --blaude PATH          blaude binary (run as: blaude --no-sandbox --exec CMD)\n"
     "  --blaude-arg ARG       one more option for blaude, before --exec (repeatable)\n"
+    "  --baseline PATH        another blaude binary, run as variant \"base\" (adds it to the\n"
+    "                         variants): before/after in one interleaved run\n"
     "  --script PATH          util-linux script (default: script)\n"
     "  --variants LIST        comma list of direct,script,blaude,relay (default: all four;\n"
     "                         relay is ptybench's own minimal poll/read/write relay: the floor)\n"
@@ -62,6 +64,8 @@ bool parse_variants(const std::string& list, std::vector<Variant>& out) {
       out.push_back(Variant::Blaude);
     else if (n == "relay")
       out.push_back(Variant::Relay);
+    else if (n == "base")
+      out.push_back(Variant::Base);
     else
       return false;
     i = j + 1;
@@ -135,6 +139,8 @@ int main(int argc, char** argv) {
       return 0;
     } else if (o == "--blaude" && i + 1 < a.size()) {
       c.setup.blaude = a[++i];
+    } else if (o == "--baseline" && i + 1 < a.size()) {
+      c.setup.baseline = a[++i];
     } else if (o == "--blaude-arg" && i + 1 < a.size()) {
       c.setup.blaude_args.push_back(a[++i]);
     } else if (o == "--shapes" && i + 1 < a.size()) {
@@ -176,6 +182,11 @@ int main(int argc, char** argv) {
     return usage_error("--blaude PATH is needed (or leave blaude out of --variants)");
   if (want_blaude && access(c.setup.blaude.c_str(), X_OK) != 0)
     return usage_error("cannot execute " + c.setup.blaude);
+  bool want_base = false;
+  for (Variant v : c.variants) want_base |= v == Variant::Base;
+  if (!c.setup.baseline.empty() && !want_base) c.variants.push_back(Variant::Base);
+  if ((want_base || !c.setup.baseline.empty()) && access(c.setup.baseline.c_str(), X_OK) != 0)
+    return usage_error("--baseline PATH must name a blaude binary (variant base)");
   char self[4096];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) return usage_error("cannot find this binary (/proc/self/exe)");

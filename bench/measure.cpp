@@ -124,6 +124,8 @@ const char* name_of(Variant v) {
       return "blaude";
     case Variant::Relay:
       return "relay";
+    case Variant::Base:
+      return "base";
   }
   return "?";
 }
@@ -140,8 +142,9 @@ std::vector<std::string> command_for(const Setup& s, Variant v,
       for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + shell_quote(a);
       return {s.script, "-qfec", cmd, "/dev/null"};
     }
-    case Variant::Blaude: {
-      std::vector<std::string> r = {s.blaude, "--no-sandbox"};
+    case Variant::Blaude:
+    case Variant::Base: {
+      std::vector<std::string> r = {v == Variant::Base ? s.baseline : s.blaude, "--no-sandbox"};
       r.insert(r.end(), s.blaude_args.begin(), s.blaude_args.end());
       r.push_back("--exec");
       r.insert(r.end(), argv.begin(), argv.end());

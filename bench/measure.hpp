@@ -11,13 +11,15 @@
 namespace ptybench {
 
 // Relay: ptybench's own minimal poll/read/write relay, the floor a proxy can reach here.
-enum class Variant { Direct, Script, Blaude, Relay };
+// Base: another blaude binary (--baseline), for before/after comparisons in one run.
+enum class Variant { Direct, Script, Blaude, Relay, Base };
 const char* name_of(Variant v);
 
 struct Setup {
   std::string self;    // this binary (helpers are its modes)
   std::string script;  // util-linux script
   std::string blaude;
+  std::string baseline;  // another blaude, for the Base variant
   std::vector<std::string> blaude_args;  // extra options before --exec
   std::string tmpdir;  // producer CPU reports, blaude's log
 };

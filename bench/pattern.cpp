@@ -39,21 +39,24 @@ void append(std::vector<char>& out, const std::string& s) { out.insert(out.end()
 // writes most (no private modes, no OSC 52, no DCS: nothing a proxy may consume or must undo).
 void escape_token(Lcg& g, std::vector<char>& out) {
   char b[96];
-  switch (g.below(12)) {
+  // Each draw in its own statement: the order of a call's arguments is unspecified, and the
+  // table must not depend on the compiler.
+  uint32_t kind = g.below(12), x = g.below(256), y = g.below(200);
+  switch (kind) {
     case 0:
     case 1:
     case 2:
     case 3: {  // words
-      size_t n = 4 + g.below(30);
+      size_t n = 4 + x % 30;
       for (size_t i = 0; i < n; ++i)
         out.push_back(g.below(6) == 0 ? ' ' : static_cast<char>('a' + g.below(26)));
       return;
     }
     case 4:
-      std::snprintf(b, sizeof b, "\x1b[38;5;%um", g.below(256));
+      std::snprintf(b, sizeof b, "\x1b[38;5;%um", x);
       break;
     case 5:
-      std::snprintf(b, sizeof b, "\x1b[%u;%uH", 1 + g.below(50), 1 + g.below(200));
+      std::snprintf(b, sizeof b, "\x1b[%u;%uH", 1 + x % 50, 1 + y);
       break;
     case 6:
       std::snprintf(b, sizeof b, "\x1b[0m");
@@ -62,18 +65,17 @@ void escape_token(Lcg& g, std::vector<char>& out) {
       std::snprintf(b, sizeof b, "\x1b[K\r\n");
       break;
     case 8:
-      std::snprintf(b, sizeof b, "\x1b[1;4%um", g.below(8));
+      std::snprintf(b, sizeof b, "\x1b[1;4%um", x % 8);
       break;
     case 9:
-      std::snprintf(b, sizeof b, "\x1b[%uA\x1b[%uC", 1 + g.below(9), 1 + g.below(80));
+      std::snprintf(b, sizeof b, "\x1b[%uA\x1b[%uC", 1 + x % 9, 1 + y % 80);
       break;
     case 10:
-      std::snprintf(b, sizeof b, g.below(2) ? "\x1b]0;task %u\x07" : "\x1b]0;task %u\x1b\\",
-                    g.below(1000));
+      std::snprintf(b, sizeof b, y % 2 ? "\x1b]0;task %u\x07" : "\x1b]0;task %u\x1b\\", x);
       break;
     default:
       std::snprintf(b, sizeof b, "\x1b]8;;https://example.invalid/%u\x1b\\link\x1b]8;;\x1b\\",
-                    g.below(100000));
+                    x * 200 + y);
       break;
   }
   append(out, b);

@@ -12,7 +12,7 @@ namespace ptybench {
 
 enum class Payload : uint8_t {
   Text,     // printable ASCII ('!'..'~'), an LCG: a stream without a single control byte
-  Escapes,  // TUI output: SGR colours, cursor moves, erases, titles, links every ~20 bytes
+  Escapes,  // TUI output: SGR colours, cursor moves, erases, titles, links (an ESC every ~14 B)
 };
 
 struct Pattern {

@@ -24,8 +24,24 @@ double paired_ratio(const std::vector<double>& a, const std::vector<double>& b, 
 
 namespace {
 
-constexpr size_t D = 0, S = 1, B = 2, R = 3;  // Variant order: Direct, Script, Blaude, Relay
-constexpr size_t kColumns[] = {D, S, R, B};   // as the tables show them
+constexpr size_t D = 0, S = 1, B = 2, R = 3, X = 4;  // Variant order: Direct Script Blaude Relay Base
+constexpr size_t kColumns[] = {D, S, R, B};          // as the tables show them (and base, if run)
+
+std::string header(const Results& r, const std::string& first, const std::string& rest) {
+  std::string h = "| " + first + " | direct | script | relay | blaude";
+  size_t n = 5;
+  if (r.v[X].ran) h += " | base", ++n;
+  h += rest + "\n|";
+  size_t cols = n + static_cast<size_t>(std::count(rest.begin(), rest.end(), '|'));
+  for (size_t i = 0; i < cols; ++i) h += "---|";
+  return h + "\n";
+}
+
+std::vector<size_t> columns(const Results& r) {
+  std::vector<size_t> c(std::begin(kColumns), std::end(kColumns));
+  if (r.v[X].ran) c.push_back(X);
+  return c;
+}
 
 std::string fmt(double x, int prec = 1) {
   if (std::isnan(x)) return "—";
@@ -58,12 +74,13 @@ struct Verdicts {
 void throughput_table(const Results& r, std::ostringstream& o, Verdicts& verdict) {
   o << "Throughput, MiB/s: median of " << r.reps
     << " interleaved runs [best]; ratios are medians of the per-run pairs (min–max).\n\n"
-    << "| shape | direct | script | relay | blaude | blaude / relay | blaude / direct | limit: no "
-       "proxy above direct |\n|---|---|---|---|---|---|---|---|\n";
+    << header(r, "shape",
+              std::string(" | blaude / relay | blaude / direct") +
+                  (r.v[X].ran ? " | blaude / base" : "") + " | limit: no proxy above direct |");
   for (size_t i = 0; i < r.shapes.size(); ++i) {
     const auto& c = r.cells[i];
     o << "| " << r.shapes[i].name;
-    for (size_t k : kColumns) {
+    for (size_t k : columns(r)) {
       if (!r.v[k].ran) {
         o << " | —";
         continue;
@@ -74,15 +91,16 @@ void throughput_table(const Results& r, std::ostringstream& o, Verdicts& verdict
     double direct = percentile(c[D].mib_s, 50);
     bool limit = true;
     std::string over;
-    for (size_t k : {S, B, R}) {
+    for (size_t k : {S, B, R, X}) {
       double x = percentile(c[k].mib_s, 50);
       if (r.v[k].ran && !std::isnan(direct) && x > direct) {
         limit = false;
         over += (over.empty() ? "" : ", ") + std::string(name_of(static_cast<Variant>(k)));
       }
     }
-    o << " | " << ratio_cell(c[B].mib_s, c[R].mib_s) << " | " << ratio_cell(c[B].mib_s, c[D].mib_s)
-      << " | "
+    o << " | " << ratio_cell(c[B].mib_s, c[R].mib_s) << " | " << ratio_cell(c[B].mib_s, c[D].mib_s);
+    if (r.v[X].ran) o << " | " << ratio_cell(c[B].mib_s, c[X].mib_s);
+    o << " | "
       << (r.shapes[i].slow_us ? "(reader-bound)"
           : r.v[D].ran        ? (limit ? "yes" : "**no**: " + over)
                               : "—")
@@ -98,19 +116,25 @@ void throughput_table(const Results& r, std::ostringstream& o, Verdicts& verdict
 void cpu_table(const Results& r, std::ostringstream& o, Verdicts& verdict) {
   o << "Proxy CPU, s per GiB (user+sys of the proxy and its reaped children, minus the "
        "producer's own; summed over the runs):\n\n"
-    << "| shape | script | relay | blaude | blaude / script | producer (direct) | driver reads "
-       "per MiB (direct / blaude) |\n|---|---|---|---|---|---|---|\n";
+    << header(r, "shape",
+              std::string(" | blaude / script") + (r.v[X].ran ? " | blaude / base" : "") +
+                  " | driver reads per MiB (direct / blaude) |");
   for (size_t i = 0; i < r.shapes.size(); ++i) {
     const auto& c = r.cells[i];
     o << "| " << r.shapes[i].name;
-    for (size_t k : {S, R, B}) o << " | " << (r.v[k].ran ? fmt(cpu_per_gib(c[k]), 3) : "—");
+    for (size_t k : columns(r)) {
+      // direct has no proxy: its column shows the producer's own CPU.
+      double x = k == D ? (c[D].bytes > 0 ? c[D].producer_cpu_s / (c[D].bytes / 1073741824.0) : NAN)
+                        : cpu_per_gib(c[k]);
+      o << " | " << (r.v[k].ran ? fmt(x, 3) : "—") << (k == D && r.v[k].ran ? " (producer)" : "");
+    }
     double q = cpu_per_gib(c[B]) / cpu_per_gib(c[S]);
     auto per_mib = [](const Cell& x) {
       return x.bytes > 0 ? static_cast<double>(x.reads) / (x.bytes / 1048576.0) : NAN;
     };
-    o << " | " << fmt(q, 2) << " | "
-      << fmt(c[D].bytes > 0 ? c[D].producer_cpu_s / (c[D].bytes / 1073741824.0) : NAN, 3)
-      << " | " << fmt(per_mib(c[D]), 0) << " / " << fmt(per_mib(c[B]), 0) << " |\n";
+    o << " | " << fmt(q, 2);
+    if (r.v[X].ran) o << " | " << fmt(cpu_per_gib(c[B]) / cpu_per_gib(c[X]), 2);
+    o << " | " << fmt(per_mib(c[D]), 0) << " / " << fmt(per_mib(c[B]), 0) << " |\n";
     if (r.v[B].ran && r.v[S].ran)
       verdict.add("CPU per GiB <= 0.95x script, " + r.shapes[i].name, fmt(q, 2) + "x", q <= 0.95);
   }
@@ -118,8 +142,8 @@ void cpu_table(const Results& r, std::ostringstream& o, Verdicts& verdict) {
 }
 
 void latency_table(const Results& r, std::ostringstream& o, Verdicts& verdict) {
-  o << "| per start / keystroke | direct | script | relay | blaude | blaude / script |\n"
-    << "|---|---|---|---|---|---|\n";
+  o << header(r, "per start / keystroke",
+              std::string(" | blaude / script") + (r.v[X].ran ? " | blaude / base" : "") + " |");
   struct Line {
     const char* name;
     std::vector<double> VariantSamples::*v;
@@ -135,10 +159,12 @@ void latency_table(const Results& r, std::ostringstream& o, Verdicts& verdict) {
   };
   for (const Line& l : lines) {
     o << "| " << l.name;
-    for (size_t k : kColumns)
+    for (size_t k : columns(r))
       o << " | " << (r.v[k].ran ? fmt(percentile(r.v[k].*l.v, l.p), l.prec) : "—");
     double q = percentile(r.v[B].*l.v, l.p) / percentile(r.v[S].*l.v, l.p);
-    o << " | " << fmt(q, 2) << " |\n";
+    o << " | " << fmt(q, 2);
+    if (r.v[X].ran) o << " | " << fmt(percentile(r.v[B].*l.v, l.p) / percentile(r.v[X].*l.v, l.p), 2);
+    o << " |\n";
   }
   if (r.v[B].ran && r.v[S].ran) {
     double q = percentile(r.v[B].first_output_ms, 50) / percentile(r.v[S].first_output_ms, 50);

@@ -8,7 +8,7 @@
 
 namespace ptybench {
 
-constexpr size_t kVariants = 4;  // indexed by Variant
+constexpr size_t kVariants = 5;  // indexed by Variant
 
 // One producer shape under one variant, over the interleaved repetitions.
 struct Cell {

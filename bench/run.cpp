@@ -18,7 +18,7 @@ namespace ptybench {
 const char* const kDefaultShapes = "text-4k,text-64k,text-1m,escapes-64k,slow-64k";
 const char* const kShapeHelp =
     "text-4k text-64k text-1m: printable text in writes of 4 KiB / 64 KiB / 1 MiB;\n"
-    "escapes-4k escapes-64k: TUI output (SGR, cursor moves, titles, links every ~10 B);\n"
+    "escapes-4k escapes-64k: TUI output (SGR, cursor moves, titles, links: an ESC every ~14 B);\n"
     "slow-64k: text, and a terminal that sleeps 200 µs after every read (1/4 of --size)";
 
 namespace {
@@ -141,7 +141,7 @@ void latencies(const Config& c, Results& r) {
 void peak_rss(const Config& c, Results& r) {
   Shape shape{"text-64k", Payload::Text, 64 * 1024};
   for (Variant v : c.variants) {
-    if (v == Variant::Direct || v == Variant::Relay) continue;
+    if (v == Variant::Direct || v == Variant::Relay) continue;  // no proxy / not ours
     VariantSamples& x = r.v[idx(v)];
     std::fprintf(stderr, "peak RSS, %.0f MiB through %s...\n", c.rss_mib, name_of(v));
     attempt(r, v, "big run", [&] {

@@ -3,6 +3,8 @@
 #include <array>
 #include <cstring>
 
+#include "osc52/candidate.hpp"
+
 namespace blaude::osc52 {
 
 namespace {
@@ -28,23 +30,6 @@ constexpr std::array<Pattern, 3> kStart{{
 constexpr std::array<Pattern, 1> kClose{{{"\x1b\\", Wrap::None}}};
 
 bool is_c0(char c) { return static_cast<unsigned char>(c) < 0x20; }
-
-// The first ESC in in[from..] that could open one of our sequences or is too close to the end
-// to tell (in.size() if none). Most escapes in TUI output (CSI, OSC 0/8, charset selection)
-// are decided by the byte after the ESC, or the one after that: those are plain text here.
-size_t next_candidate(std::string_view in, size_t from) {
-  const size_t n = in.size();
-  const void* hit = std::memchr(in.data() + from, ESC, n - from);
-  size_t j = hit ? static_cast<size_t>(static_cast<const char*>(hit) - in.data()) : n;
-  while (j + 2 < n) {
-    char b = in[j + 1], c = in[j + 2];
-    bool ours = b == ESC || (b == ']' && c == '5') || (b == 'P' && (c == 't' || c == ESC));
-    if (ours) break;
-    hit = std::memchr(in.data() + j + 1, ESC, n - j - 1);
-    j = hit ? static_cast<size_t>(static_cast<const char*>(hit) - in.data()) : n;
-  }
-  return j;
-}
 
 }  // namespace
 

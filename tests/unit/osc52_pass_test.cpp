@@ -69,8 +69,9 @@ TEST_CASE("pass_through: stops before what could be ours or cannot be decided ye
   CHECK(s.pass_through("ab\x1b\x1b") == 2);
   CHECK(s.pass_through("text\x1b") == 4);      // an ESC at the very end of a read
   CHECK(s.pass_through("text\x1b]") == 4);     // ... or one byte before it
-  CHECK(s.pass_through("text\x1b[") == 4);
-  CHECK(s.pass_through("text\x1b[m") == 7);    // decided: CSI
+  CHECK(s.pass_through("text\x1bP") == 4);
+  CHECK(s.pass_through("text\x1b[") == 6);     // decided by its second byte: CSI
+  CHECK(s.pass_through("text\x1b[m") == 7);
 }
 
 TEST_CASE("pass_through: nothing passes while a prefix is held or a sequence is open") {
