@@ -271,7 +271,7 @@ double ResizeProbe::sample_us() {
   return static_cast<double>(t1 - t0) / 1e3;
 }
 
-double run_first_output(const Setup& s, Variant v, const std::string& preamble) {
+Start run_first_output(const Setup& s, Variant v, const std::string& preamble) {
   constexpr uint64_t kBytes = 64;
   PtyProc p(command_for(s, v, producer(Shape{}, kBytes, "", -1)), child_env(s), kSize);
   Checker c(preamble, pattern(Payload::Text), kBytes);
@@ -285,7 +285,7 @@ double run_first_output(const Setup& s, Variant v, const std::string& preamble) 
   if (!c.problem.empty() || c.got != kBytes)
     throw BenchError("first-output run not byte-exact: " +
                      (c.problem.empty() ? std::to_string(c.got) + " bytes" : c.problem));
-  return ms;
+  return {ms, (usec(ru.ru_utime) + usec(ru.ru_stime)) / 1e3};
 }
 
 }  // namespace ptybench

@@ -97,7 +97,11 @@ class ResizeProbe : public Probe {
   int step_ = 0;
 };
 
-// Spawn → the producer's first byte at the driver (after the preamble), in milliseconds.
-double run_first_output(const Setup& s, Variant v, const std::string& preamble);
+struct Start {
+  double first_output_ms = 0;  // spawn → the producer's first byte at the driver (after the
+                               // preamble)
+  double cpu_ms = 0;  // user+sys of the whole start (the variant, its children, the producer)
+};
+Start run_first_output(const Setup& s, Variant v, const std::string& preamble);
 
 }  // namespace ptybench

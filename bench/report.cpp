@@ -32,7 +32,7 @@ std::string header(const Results& r, const std::string& first, const std::string
   size_t n = 5;
   if (r.v[X].ran) h += " | base", ++n;
   h += rest + "\n|";
-  size_t cols = n + static_cast<size_t>(std::count(rest.begin(), rest.end(), '|'));
+  size_t cols = n + static_cast<size_t>(std::count(rest.begin(), rest.end(), '|')) - 1;
   for (size_t i = 0; i < cols; ++i) h += "---|";
   return h + "\n";
 }
@@ -115,7 +115,7 @@ void throughput_table(const Results& r, std::ostringstream& o, Verdicts& verdict
 
 void cpu_table(const Results& r, std::ostringstream& o, Verdicts& verdict) {
   o << "Proxy CPU, s per GiB (user+sys of the proxy and its reaped children, minus the "
-       "producer's own; summed over the runs):\n\n"
+       "producer's own; over all runs); ratios are medians of the per-run pairs (min–max):\n\n"
     << header(r, "shape",
               std::string(" | blaude / script") + (r.v[X].ran ? " | blaude / base" : "") +
                   " | driver reads per MiB (direct / blaude) |");
@@ -128,12 +128,12 @@ void cpu_table(const Results& r, std::ostringstream& o, Verdicts& verdict) {
                         : cpu_per_gib(c[k]);
       o << " | " << (r.v[k].ran ? fmt(x, 3) : "—") << (k == D && r.v[k].ran ? " (producer)" : "");
     }
-    double q = cpu_per_gib(c[B]) / cpu_per_gib(c[S]);
+    double q = paired_ratio(c[B].cpu_s_gib, c[S].cpu_s_gib);
     auto per_mib = [](const Cell& x) {
       return x.bytes > 0 ? static_cast<double>(x.reads) / (x.bytes / 1048576.0) : NAN;
     };
-    o << " | " << fmt(q, 2);
-    if (r.v[X].ran) o << " | " << fmt(cpu_per_gib(c[B]) / cpu_per_gib(c[X]), 2);
+    o << " | " << ratio_cell(c[B].cpu_s_gib, c[S].cpu_s_gib);
+    if (r.v[X].ran) o << " | " << ratio_cell(c[B].cpu_s_gib, c[X].cpu_s_gib);
     o << " | " << fmt(per_mib(c[D]), 0) << " / " << fmt(per_mib(c[B]), 0) << " |\n";
     if (r.v[B].ran && r.v[S].ran)
       verdict.add("CPU per GiB <= 0.95x script, " + r.shapes[i].name, fmt(q, 2) + "x", q <= 0.95);
@@ -152,6 +152,7 @@ void latency_table(const Results& r, std::ostringstream& o, Verdicts& verdict) {
   };
   const Line lines[] = {
       {"time to first output p50, ms", &VariantSamples::first_output_ms, 50, 2},
+      {"CPU per start p50, ms (all processes)", &VariantSamples::start_cpu_ms, 50, 2},
       {"keystroke round trip p50, µs", &VariantSamples::echo_us, 50, 1},
       {"keystroke round trip p99, µs", &VariantSamples::echo_us, 99, 1},
       {"resize latency p50, µs", &VariantSamples::resize_us, 50, 1},

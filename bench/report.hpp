@@ -25,6 +25,7 @@ struct VariantSamples {
   bool exact = true;
   std::string preamble;
   std::vector<double> echo_us, resize_us, first_output_ms;
+  std::vector<double> start_cpu_ms;  // CPU of each whole start (variant + producer)
   long rss_kib = 0;        // peak RSS while proxying the big run
   double rss_run_mib = 0;  // its size
   double rss_run_mib_s = 0;

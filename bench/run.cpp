@@ -132,7 +132,9 @@ void latencies(const Config& c, Results& r) {
     for (Variant v : c.variants) {
       VariantSamples& x = r.v[idx(v)];
       attempt(r, v, "first output", [&] {
-        x.first_output_ms.push_back(run_first_output(c.setup, v, x.preamble));
+        Start st = run_first_output(c.setup, v, x.preamble);
+        x.first_output_ms.push_back(st.first_output_ms);
+        x.start_cpu_ms.push_back(st.cpu_ms);
       });
     }
   }
