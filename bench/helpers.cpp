@@ -69,9 +69,10 @@ int run_producer(const ProducerArgs& a) {
     getrusage(RUSAGE_SELF, &ru);
     FILE* f = std::fopen(a.report_path.c_str(), "w");
     if (!f) return 1;
-    std::fprintf(f, "%lld %lld\n",
+    std::fprintf(f, "%lld %lld %ld\n",
                  static_cast<long long>(ru.ru_utime.tv_sec) * 1000000 + ru.ru_utime.tv_usec,
-                 static_cast<long long>(ru.ru_stime.tv_sec) * 1000000 + ru.ru_stime.tv_usec);
+                 static_cast<long long>(ru.ru_stime.tv_sec) * 1000000 + ru.ru_stime.tv_usec,
+                 ru.ru_nvcsw + ru.ru_nivcsw);
     std::fclose(f);
   }
   return 0;

@@ -16,7 +16,8 @@ struct ProducerArgs {
   uint64_t bytes = 0;
   size_t write_size = 64 * 1024;  // bytes per write(2)
   Payload payload = Payload::Text;
-  std::string report_path;  // where to write its own CPU time ("<user_us> <sys_us>") at the end
+  std::string report_path;  // where to write its own CPU time and context switches at the end
+                            // ("<user_us> <sys_us> <switches>")
   int64_t corrupt_at = -1;  // >= 0: flip that payload byte (a control for the checker)
 };
 

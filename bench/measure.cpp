@@ -209,10 +209,14 @@ Transfer run_transfer(const Setup& s, Variant v, const Shape& shape, uint64_t by
   t.seconds = t1 > t0 && t0 > 0 ? static_cast<double>(t1 - t0) / 1e9 : 0;
   double total_us = usec(ru.ru_utime) + usec(ru.ru_stime);
   std::ifstream f(report);
-  double pu = 0, ps = 0;
-  if (!(f >> pu >> ps)) throw BenchError("the producer wrote no CPU report (" + report + ")");
+  double pu = 0, ps = 0, pcs = 0;
+  if (!(f >> pu >> ps >> pcs)) throw BenchError("the producer wrote no CPU report (" + report + ")");
   t.producer_cpu_s = (pu + ps) / 1e6;
-  if (v != Variant::Direct) t.proxy_cpu_s = std::max(0.0, total_us / 1e6 - t.producer_cpu_s);
+  if (v != Variant::Direct) {
+    t.proxy_cpu_s = std::max(0.0, total_us / 1e6 - t.producer_cpu_s);
+    t.proxy_switches =
+        std::max(0.0, static_cast<double>(ru.ru_nvcsw + ru.ru_nivcsw) - pcs);
+  }
   std::remove(report.c_str());
   expect_clean_exit(st, name_of(v));
   return t;

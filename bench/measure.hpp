@@ -45,6 +45,7 @@ struct Transfer {
   double seconds = 0;      // that first read → the last payload byte
   double proxy_cpu_s = 0;  // proxy alone (0 for direct)
   double producer_cpu_s = 0;
+  double proxy_switches = 0;  // context switches of the proxy alone (voluntary + not)
   uint64_t reads = 0;      // the driver's reads that carried payload
   long proxy_hwm_kib = 0;  // peak RSS of the proxy, sampled live (only with sample_rss)
 };

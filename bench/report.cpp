@@ -118,7 +118,8 @@ void cpu_table(const Results& r, std::ostringstream& o, Verdicts& verdict) {
        "producer's own; over all runs); ratios are medians of the per-run pairs (min–max):\n\n"
     << header(r, "shape",
               std::string(" | blaude / script") + (r.v[X].ran ? " | blaude / base" : "") +
-                  " | driver reads per MiB (direct / blaude) |");
+                  " | driver reads per MiB (direct / blaude) | proxy context switches per MiB "
+                  "(script / relay / blaude) |");
   for (size_t i = 0; i < r.shapes.size(); ++i) {
     const auto& c = r.cells[i];
     o << "| " << r.shapes[i].name;
@@ -134,7 +135,9 @@ void cpu_table(const Results& r, std::ostringstream& o, Verdicts& verdict) {
     };
     o << " | " << ratio_cell(c[B].cpu_s_gib, c[S].cpu_s_gib);
     if (r.v[X].ran) o << " | " << ratio_cell(c[B].cpu_s_gib, c[X].cpu_s_gib);
-    o << " | " << fmt(per_mib(c[D]), 0) << " / " << fmt(per_mib(c[B]), 0) << " |\n";
+    auto cs = [](const Cell& x) { return x.bytes > 0 ? x.proxy_switches / (x.bytes / 1048576.0) : NAN; };
+    o << " | " << fmt(per_mib(c[D]), 0) << " / " << fmt(per_mib(c[B]), 0) << " | " << fmt(cs(c[S]), 0)
+      << " / " << fmt(cs(c[R]), 0) << " / " << fmt(cs(c[B]), 0) << " |\n";
     if (r.v[B].ran && r.v[S].ran)
       verdict.add("CPU per GiB <= 0.95x script, " + r.shapes[i].name, fmt(q, 2) + "x", q <= 0.95);
   }

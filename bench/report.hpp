@@ -14,7 +14,7 @@ constexpr size_t kVariants = 5;  // indexed by Variant
 struct Cell {
   std::vector<double> mib_s;      // per rep (NaN: that rep failed)
   std::vector<double> cpu_s_gib;  // per rep, the proxy alone
-  double proxy_cpu_s = 0, producer_cpu_s = 0, bytes = 0;
+  double proxy_cpu_s = 0, producer_cpu_s = 0, bytes = 0, proxy_switches = 0;
   uint64_t reads = 0;  // the driver's reads
   bool exact = true;
 };

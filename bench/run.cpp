@@ -109,6 +109,7 @@ void throughput(const Config& c, Results& r) {
           if (t.bytes > 0) cpu = t.proxy_cpu_s / (static_cast<double>(t.bytes) / 1073741824.0);
           cell.proxy_cpu_s += t.proxy_cpu_s;
           cell.producer_cpu_s += t.producer_cpu_s;
+          cell.proxy_switches += t.proxy_switches;
           cell.bytes += static_cast<double>(t.bytes);
           cell.reads += t.reads;
         });
