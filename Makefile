@@ -49,8 +49,9 @@ fuzz: deps-test
 	cmake --build $(BUILD)-fuzz -j $(JOBS)
 	@scripts/run-fuzzers.sh $(BUILD)-fuzz
 
-# Side-by-side pty benchmark (direct, script, blaude); docs/PERFORMANCE.md explains the table.
-# Extra options: make bench BENCH_ARGS='--reps 3 --size 16'
+# Side-by-side pty benchmark (direct, script, ptybench's minimal relay, blaude) over several producer
+# shapes; docs/PERFORMANCE.md explains the tables.
+# Extra options: make bench BENCH_ARGS='--reps 3 --size 16 --shapes text-64k'
 BENCH_ARGS ?=
 bench: build
 	$(BUILD)/ptybench --blaude $(BUILD)/blaude $(BENCH_ARGS)

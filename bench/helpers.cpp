@@ -32,38 +32,47 @@ void make_raw(int fd) {
 
 }  // namespace
 
-int run_producer(uint64_t bytes, const std::string& report_path, int64_t corrupt_at) {
+int run_producer(const ProducerArgs& a) {
   make_raw(1);
-  // The marker goes out before the table is built (a few ms), so time to first output measures
-  // the proxy's start, not ours.
-  if (!write_all(1, kStartMarker)) return 1;
-  const std::vector<char>& table = pattern_table();
-  constexpr size_t kChunk = 64 * 1024;
+  // Everything is prepared before the first byte: the clock starts at that byte.
+  std::vector<char> small;
+  const char* base;
+  size_t period;
+  if (a.bytes <= 65536) {
+    small = pattern_prefix(a.payload, static_cast<size_t>(a.bytes));
+    base = small.data();
+    period = small.size() + 1;  // never wraps
+  } else {
+    const Pattern& pat = pattern(a.payload);
+    base = pat.table.data();
+    period = pat.period;
+  }
+  size_t chunk = std::max<size_t>(1, std::min(a.write_size, period));
   uint64_t pos = 0;
-  while (pos < bytes) {
-    size_t off = pos % kPeriod;
-    size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, bytes - pos));
-    bool corrupt = corrupt_at >= 0 && static_cast<uint64_t>(corrupt_at) >= pos &&
-                   static_cast<uint64_t>(corrupt_at) < pos + n;
-    if (corrupt) {
-      std::vector<char> copy(table.begin() + static_cast<long>(off),
-                             table.begin() + static_cast<long>(off + n));
-      char& c = copy[static_cast<size_t>(corrupt_at) - pos];
+  std::vector<char> copy;
+  while (pos < a.bytes) {
+    size_t off = pos % period;
+    size_t n = static_cast<size_t>(std::min<uint64_t>(chunk, a.bytes - pos));
+    const char* p = base + off;
+    if (a.corrupt_at >= 0 && static_cast<uint64_t>(a.corrupt_at) >= pos &&
+        static_cast<uint64_t>(a.corrupt_at) < pos + n) {
+      copy.assign(p, p + n);
+      char& c = copy[static_cast<size_t>(a.corrupt_at) - pos];
       c = c == '!' ? '"' : '!';
-      if (!write_all(1, copy.data(), n)) return 1;
-    } else if (!write_all(1, table.data() + off, n)) {
-      return 1;
+      p = copy.data();
     }
+    if (!write_all(1, p, n)) return 1;
     pos += n;
   }
-  if (!report_path.empty()) {
+  if (!a.report_path.empty()) {
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
-    FILE* f = std::fopen(report_path.c_str(), "w");
+    FILE* f = std::fopen(a.report_path.c_str(), "w");
     if (!f) return 1;
-    std::fprintf(f, "%lld %lld\n",
+    std::fprintf(f, "%lld %lld %ld\n",
                  static_cast<long long>(ru.ru_utime.tv_sec) * 1000000 + ru.ru_utime.tv_usec,
-                 static_cast<long long>(ru.ru_stime.tv_sec) * 1000000 + ru.ru_stime.tv_usec);
+                 static_cast<long long>(ru.ru_stime.tv_sec) * 1000000 + ru.ru_stime.tv_usec,
+                 ru.ru_nvcsw + ru.ru_nivcsw);
     std::fclose(f);
   }
   return 0;

@@ -5,16 +5,25 @@
 #include <cstdint>
 #include <string>
 
+#include "pattern.hpp"
+
 namespace ptybench {
 
 // write(2) until all n bytes are out (EINTR retried); false on error.
 bool write_all(int fd, const char* p, size_t n);
 
-// Writes the start marker, then `bytes` of the pattern as fast as the tty takes them, then
-// exits 0. With report_path, writes its own CPU time ("<user_us> <sys_us>") there at the end,
-// so the driver can subtract it from the proxy's total. corrupt_at >= 0 flips that payload byte
-// (a control for the checker).
-int run_producer(uint64_t bytes, const std::string& report_path, int64_t corrupt_at);
+struct ProducerArgs {
+  uint64_t bytes = 0;
+  size_t write_size = 64 * 1024;  // bytes per write(2)
+  Payload payload = Payload::Text;
+  std::string report_path;  // where to write its own CPU time and context switches at the end
+                            // ("<user_us> <sys_us> <switches>")
+  int64_t corrupt_at = -1;  // >= 0: flip that payload byte (a control for the checker)
+};
+
+// Writes `bytes` of the payload, from its first byte on, in writes of write_size, as fast as
+// the tty takes them; exits 0. The driver subtracts the CPU report from the proxy's total.
+int run_producer(const ProducerArgs& a);
 
 // Raw mode; prints the ready marker, then echoes every byte read until it reads 'q'.
 int run_echo();

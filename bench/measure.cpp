@@ -2,6 +2,7 @@
 
 #include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include <algorithm>
 #include <cstring>
@@ -20,7 +21,9 @@ int g_run = 0;  // numbers the producer's CPU report files
 std::vector<std::string> child_env(const Setup& s) {
   // SHELL: script runs `$SHELL -c CMD`; dash execs the single command, so the producer is
   // script's direct child, as it is blaude's. XDG_STATE_HOME keeps blaude's log in our temp dir.
-  return {"SHELL=/bin/sh", "XDG_STATE_HOME=" + s.tmpdir, "TERM=xterm"};
+  // DISPLAY: blaude installs its OSC 52 scanner only when a clipboard tool can reach a display;
+  // with one named, blaude runs as on a desktop, scanner on (nothing here ever connects to it).
+  return {"SHELL=/bin/sh", "XDG_STATE_HOME=" + s.tmpdir, "TERM=xterm", "DISPLAY=:ptybench"};
 }
 
 std::string shell_quote(const std::string& a) {
@@ -38,35 +41,76 @@ void expect_clean_exit(int st, const char* what) {
     throw BenchError(std::string(what) + " ended with wait status " + std::to_string(st));
 }
 
-// Compares payload bytes against the pattern as they arrive.
+// Compares the stream, from its first byte, with the preamble and then the payload.
 struct Checker {
-  explicit Checker(uint64_t n) : expect(n) {}
+  Checker(const std::string& pre, const Pattern& pat, uint64_t n)
+      : preamble(pre), pattern(pat), expect(n) {}
+  const std::string& preamble;
+  const Pattern& pattern;
   uint64_t expect;
+  size_t pre_got = 0;
   uint64_t got = 0;
   std::string problem;
-  const std::vector<char>& table = pattern_table();
 
-  void feed(const char* p, size_t n) {
-    if (!problem.empty()) return;
+  // Returns how many of the n bytes were payload.
+  size_t feed(const char* p, size_t n) {
+    if (!problem.empty()) return 0;
+    if (pre_got < preamble.size()) {
+      size_t k = std::min(n, preamble.size() - pre_got);
+      for (size_t i = 0; i < k; ++i) {
+        if (p[i] != preamble[pre_got + i]) {
+          problem = "stream differs from the expected preamble at byte " +
+                    std::to_string(pre_got + i);
+          return 0;
+        }
+      }
+      pre_got += k;
+      p += k;
+      n -= k;
+    }
     if (got + n > expect) {
       problem = "extra bytes after the payload (" + std::to_string(got + n - expect) + "+)";
-      return;
+      return 0;
     }
+    size_t payload = n;
     while (n > 0) {
-      size_t off = got % kPeriod;
-      size_t k = std::min(n, kPeriod);
-      if (std::memcmp(p, table.data() + off, k) != 0) {
+      size_t off = got % pattern.period;
+      size_t k = std::min(n, pattern.period);
+      const char* want = pattern.table.data() + off;
+      if (std::memcmp(p, want, k) != 0) {
         size_t i = 0;
-        while (p[i] == table[off + i]) ++i;
+        while (p[i] == want[i]) ++i;
         problem = "mismatch at payload byte " + std::to_string(got + i);
-        return;
+        return 0;
       }
       got += k;
       p += k;
       n -= k;
     }
+    return payload;
   }
 };
+
+std::vector<std::string> producer(const Shape& shape, uint64_t bytes, const std::string& report,
+                                  int64_t corrupt_at) {
+  std::vector<std::string> h = {"--produce", std::to_string(bytes), "--write-size",
+                                std::to_string(shape.write_size)};
+  if (shape.payload == Payload::Escapes) h.push_back("--escapes");
+  if (!report.empty()) {
+    h.push_back("--report");
+    h.push_back(report);
+  }
+  if (corrupt_at >= 0) {
+    h.push_back("--corrupt-at");
+    h.push_back(std::to_string(corrupt_at));
+  }
+  return h;
+}
+
+void pause_us(unsigned us) {
+  timespec ts{0, static_cast<long>(us) * 1000};
+  nanosleep(&ts, nullptr);  // an interrupted pause is only a little shorter
+}
 
 }  // namespace
 
@@ -80,6 +124,8 @@ const char* name_of(Variant v) {
       return "blaude";
     case Variant::Relay:
       return "relay";
+    case Variant::Base:
+      return "base";
   }
   return "?";
 }
@@ -96,8 +142,11 @@ std::vector<std::string> command_for(const Setup& s, Variant v,
       for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + shell_quote(a);
       return {s.script, "-qfec", cmd, "/dev/null"};
     }
-    case Variant::Blaude: {
-      std::vector<std::string> r = {s.blaude, "--no-sandbox", "--exec"};
+    case Variant::Blaude:
+    case Variant::Base: {
+      std::vector<std::string> r = {v == Variant::Base ? s.baseline : s.blaude, "--no-sandbox"};
+      r.insert(r.end(), s.blaude_args.begin(), s.blaude_args.end());
+      r.push_back("--exec");
       r.insert(r.end(), argv.begin(), argv.end());
       return r;
     }
@@ -110,49 +159,64 @@ std::vector<std::string> command_for(const Setup& s, Variant v,
   return argv;
 }
 
-Transfer run_transfer(const Setup& s, Variant v, uint64_t bytes, int64_t corrupt_at) {
+std::string learn_preamble(const Setup& s, Variant v) {
+  PtyProc p(command_for(s, v, producer(Shape{}, 0, "", -1)), child_env(s), kSize);
+  std::string out;
+  char buf[4096];
+  while (size_t n = p.read_some(buf, sizeof buf)) {
+    out.append(buf, n);
+    if (out.size() > 65536) throw BenchError("more than 64 KiB of output from an empty run");
+  }
+  rusage ru{};
+  expect_clean_exit(p.wait(ru), name_of(v));
+  return out;
+}
+
+Transfer run_transfer(const Setup& s, Variant v, const Shape& shape, uint64_t bytes,
+                      const std::string& preamble, int64_t corrupt_at, bool sample_rss) {
   Transfer t;
   std::string report = s.tmpdir + "/cpu-" + std::to_string(++g_run);
-  std::vector<std::string> helper = {"--produce", std::to_string(bytes), "--report", report};
-  if (corrupt_at >= 0) {
-    helper.push_back("--corrupt-at");
-    helper.push_back(std::to_string(corrupt_at));
-  }
-  PtyProc p(command_for(s, v, helper), child_env(s), kSize);
-  std::string rest;
-  t.preamble = p.read_until(kStartMarker, rest).size();
-  uint64_t t0 = now_ns(), t1 = 0;
-  Checker c(bytes);
-  c.feed(rest.data(), rest.size());
+  PtyProc p(command_for(s, v, producer(shape, bytes, report, corrupt_at)), child_env(s), kSize);
+  Checker c(preamble, pattern(shape.payload), bytes);
   std::vector<char> buf(64 * 1024);
-  uint64_t next_sample = 0;
+  uint64_t t0 = 0, t1 = 0, next_sample = 0;
   while (size_t n = p.read_some(buf.data(), buf.size())) {
     if (!c.problem.empty()) continue;  // keep reading to EIO so the proxy can exit
-    c.feed(buf.data(), n);
-    if (c.got >= next_sample || (c.got == bytes && t1 == 0)) {
+    size_t payload = c.feed(buf.data(), n);
+    if (payload > 0) {
+      if (t0 == 0) t0 = now_ns();
+      else t.timed_bytes += payload;
+      ++t.reads;
+    }
+    if (sample_rss && c.got >= next_sample) {
       // VmHWM only grows, so sampling every MiB while the proxy is alive (it cannot be read
-      // once it is a zombie, and a proxy may exit before the driver has read its last bytes)
-      // catches its peak.
+      // once it is a zombie) catches its peak.
       t.proxy_hwm_kib = std::max(t.proxy_hwm_kib, vm_hwm_kib(p.pid()));
       next_sample = c.got + (1 << 20);
     }
     if (c.got == bytes && t1 == 0) t1 = now_ns();
+    if (shape.slow_us) pause_us(shape.slow_us);
   }
-  if (c.got == bytes && t1 == 0) t1 = now_ns();  // empty payload
   rusage ru{};
   int st = p.wait(ru);
   t.bytes = c.got;
   t.problem = c.problem;
-  if (t.problem.empty() && c.got != bytes)
+  if (t.problem.empty() && c.pre_got < preamble.size())
+    t.problem = "the stream ended inside the preamble";
+  else if (t.problem.empty() && c.got != bytes)
     t.problem = "only " + std::to_string(c.got) + " of " + std::to_string(bytes) + " bytes arrived";
   t.exact = t.problem.empty();
-  t.seconds = t1 > t0 ? static_cast<double>(t1 - t0) / 1e9 : 0;
+  t.seconds = t1 > t0 && t0 > 0 ? static_cast<double>(t1 - t0) / 1e9 : 0;
   double total_us = usec(ru.ru_utime) + usec(ru.ru_stime);
   std::ifstream f(report);
-  double pu = 0, ps = 0;
-  if (!(f >> pu >> ps)) throw BenchError("the producer wrote no CPU report (" + report + ")");
+  double pu = 0, ps = 0, pcs = 0;
+  if (!(f >> pu >> ps >> pcs)) throw BenchError("the producer wrote no CPU report (" + report + ")");
   t.producer_cpu_s = (pu + ps) / 1e6;
-  if (v != Variant::Direct) t.proxy_cpu_s = std::max(0.0, total_us / 1e6 - t.producer_cpu_s);
+  if (v != Variant::Direct) {
+    t.proxy_cpu_s = std::max(0.0, total_us / 1e6 - t.producer_cpu_s);
+    t.proxy_switches =
+        std::max(0.0, static_cast<double>(ru.ru_nvcsw + ru.ru_nivcsw) - pcs);
+  }
   std::remove(report.c_str());
   expect_clean_exit(st, name_of(v));
   return t;
@@ -211,15 +275,21 @@ double ResizeProbe::sample_us() {
   return static_cast<double>(t1 - t0) / 1e3;
 }
 
-double run_first_output(const Setup& s, Variant v) {
-  PtyProc p(command_for(s, v, {"--produce", "0"}), child_env(s), kSize);
-  std::string rest;
-  p.read_until(kStartMarker, rest);
-  double ms = static_cast<double>(now_ns() - p.spawned_ns()) / 1e6;
-  p.drain();
+Start run_first_output(const Setup& s, Variant v, const std::string& preamble) {
+  constexpr uint64_t kBytes = 64;
+  PtyProc p(command_for(s, v, producer(Shape{}, kBytes, "", -1)), child_env(s), kSize);
+  Checker c(preamble, pattern(Payload::Text), kBytes);
+  char buf[4096];
+  double ms = -1;
+  while (size_t n = p.read_some(buf, sizeof buf)) {
+    if (c.feed(buf, n) > 0 && ms < 0) ms = static_cast<double>(now_ns() - p.spawned_ns()) / 1e6;
+  }
   rusage ru{};
   expect_clean_exit(p.wait(ru), name_of(v));
-  return ms;
+  if (!c.problem.empty() || c.got != kBytes)
+    throw BenchError("first-output run not byte-exact: " +
+                     (c.problem.empty() ? std::to_string(c.got) + " bytes" : c.problem));
+  return {ms, (usec(ru.ru_utime) + usec(ru.ru_stime)) / 1e3};
 }
 
 }  // namespace ptybench

@@ -6,17 +6,31 @@
 #include <string>
 #include <vector>
 
+#include "pattern.hpp"
+
 namespace ptybench {
 
 // Relay: ptybench's own minimal poll/read/write relay, the floor a proxy can reach here.
-enum class Variant { Direct, Script, Blaude, Relay };
+// Base: another blaude binary (--baseline), for before/after comparisons in one run.
+enum class Variant { Direct, Script, Blaude, Relay, Base };
 const char* name_of(Variant v);
 
 struct Setup {
   std::string self;    // this binary (helpers are its modes)
   std::string script;  // util-linux script
   std::string blaude;
+  std::string baseline;  // another blaude, for the Base variant
+  std::vector<std::string> blaude_args;  // extra options before --exec
   std::string tmpdir;  // producer CPU reports, blaude's log
+};
+
+// What the producer writes and how the terminal reads it.
+struct Shape {
+  std::string name;
+  Payload payload = Payload::Text;
+  size_t write_size = 64 * 1024;  // the producer's write(2) size
+  unsigned slow_us = 0;           // >0: a slow terminal, sleeping this long after every read
+  double size_factor = 1;         // of --size (a slow reader moves less in the same time)
 };
 
 // The argv that runs `helper` under variant v.
@@ -25,16 +39,26 @@ std::vector<std::string> command_for(const Setup& s, Variant v,
 
 struct Transfer {
   uint64_t bytes = 0;      // payload bytes that arrived and matched
-  bool exact = false;      // every byte arrived, in order, nothing extra
+  bool exact = false;      // preamble + every payload byte arrived, in order, nothing extra
   std::string problem;     // why not exact
-  double seconds = 0;      // start marker seen → last payload byte
+  uint64_t timed_bytes = 0;  // payload bytes after the first read that carried payload
+  double seconds = 0;      // that first read → the last payload byte
   double proxy_cpu_s = 0;  // proxy alone (0 for direct)
   double producer_cpu_s = 0;
-  long proxy_hwm_kib = 0;  // peak RSS of the proxy (direct: of the producer), sampled live
-  size_t preamble = 0;     // bytes before the start marker (blaude's --no-sandbox notice)
+  double proxy_switches = 0;  // context switches of the proxy alone (voluntary + not)
+  uint64_t reads = 0;      // the driver's reads that carried payload
+  long proxy_hwm_kib = 0;  // peak RSS of the proxy, sampled live (only with sample_rss)
 };
 
-Transfer run_transfer(const Setup& s, Variant v, uint64_t bytes, int64_t corrupt_at = -1);
+// Everything a variant prints before its child's first byte (blaude --no-sandbox prints a
+// notice; the others nothing): the whole output of a run whose producer writes nothing.
+std::string learn_preamble(const Setup& s, Variant v);
+
+// One transfer; the driver expects exactly `preamble` followed by `bytes` of the payload and
+// compares every byte, from the first one of the stream.
+Transfer run_transfer(const Setup& s, Variant v, const Shape& shape, uint64_t bytes,
+                      const std::string& preamble, int64_t corrupt_at = -1,
+                      bool sample_rss = false);
 
 class PtyProc;
 
@@ -74,7 +98,11 @@ class ResizeProbe : public Probe {
   int step_ = 0;
 };
 
-// Spawn → the helper's first output (its start marker complete), in milliseconds.
-double run_first_output(const Setup& s, Variant v);
+struct Start {
+  double first_output_ms = 0;  // spawn → the producer's first byte at the driver (after the
+                               // preamble)
+  double cpu_ms = 0;  // user+sys of the whole start (the variant, its children, the producer)
+};
+Start run_first_output(const Setup& s, Variant v, const std::string& preamble);
 
 }  // namespace ptybench

@@ -1,6 +1,7 @@
-// The payload every throughput run carries, and the marker that says where it starts.
-// Bytes are printable ASCII only ('!'..'~'), so no line discipline setting (ONLCR, ICRNL, ISIG,
-// IEXTEN) can alter them: anything the driver sees that differs was lost, duplicated or reordered.
+// The payloads a throughput run carries. Both are periodic tables the producer writes and the
+// driver compares every byte against, from the first byte of the stream on. No byte of either
+// can be altered by a raw pty (no ISIG, IXON, ICRNL, OPOST): anything the driver sees that
+// differs was lost, duplicated, reordered or added on the way.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -9,29 +10,28 @@
 
 namespace ptybench {
 
-// Prime period: no read or write size lines up with it, so a lost or repeated chunk shifts the
-// stream against the table and shows up as a mismatch.
-inline constexpr size_t kPeriod = 1048573;
+enum class Payload : uint8_t {
+  Text,     // printable ASCII ('!'..'~'), an LCG: a stream without a single control byte
+  Escapes,  // TUI output: SGR colours, cursor moves, erases, titles, links (an ESC every ~14 B)
+};
 
-// Written by the producer before the payload. The proxy may print something first (blaude's
-// "--no-sandbox" notice); everything before the marker is preamble and is not counted.
-inline constexpr std::string_view kStartMarker = "<<PTYBENCH-START>>";
+struct Pattern {
+  size_t period = 0;        // the payload repeats with this period (a prime: no read or write
+                            // size lines up with it, so a lost or repeated chunk shows)
+  std::vector<char> table;  // the period stored twice: any window of <= period bytes at
+                            // offset % period is contiguous (one memcmp per read)
+};
+
+// Built on first use (a few ms), then shared.
+const Pattern& pattern(Payload p);
+
+// The first n bytes of the payload without building the whole table (for tiny runs, so that
+// time to first output measures the proxy's start, not the table's).
+std::vector<char> pattern_prefix(Payload p, size_t n);
+
+// The escape payload's period ends with an SGR reset and a complete sequence, so a run of whole
+// periods leaves the terminal in its default state (a state guard then has nothing to add).
 inline constexpr std::string_view kEchoReady = "<<PTYBENCH-ECHO>>";
 inline constexpr std::string_view kWinchReady = "<<PTYBENCH-WINCH>>";
-
-// The pattern, stored twice in a row so that any window of up to kPeriod bytes starting at
-// offset % kPeriod is contiguous (one memcmp per read).
-inline const std::vector<char>& pattern_table() {
-  static const std::vector<char> table = [] {
-    std::vector<char> t(2 * kPeriod);
-    uint32_t x = 0x2545F491u;
-    for (size_t i = 0; i < kPeriod; ++i) {
-      x = x * 1664525u + 1013904223u;  // LCG: a counter-derived sequence, cheap to regenerate
-      t[i] = t[i + kPeriod] = static_cast<char>('!' + (x >> 24) % 94);
-    }
-    return t;
-  }();
-  return table;
-}
 
 }  // namespace ptybench

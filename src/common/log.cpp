@@ -43,7 +43,9 @@ void init(const HostEnv& host, bool debug) {
   if (debug) level = spdlog::level::debug;
   State& s = state();
   s.path = level == spdlog::level::off ? "" : default_path(host);
-  s.memory = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(1024);
+  // Holds the lines logged before prepare opens the file (fewer than ten today). Each slot is
+  // ~400 bytes, constructed up front: 1024 of them cost every start ~85 page faults.
+  s.memory = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(64);
   s.dist = std::make_shared<spdlog::sinks::dist_sink_mt>();
   s.dist->add_sink(s.memory);
   auto logger = std::make_shared<spdlog::logger>("blaude", s.dist);

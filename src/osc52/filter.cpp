@@ -31,6 +31,7 @@ public:
     scanner_.feed(in, now_ms, out, events_);
     if (!events_.empty()) deliver();
   }
+  size_t pass(std::string_view in, uint64_t) override { return scanner_.pass_through(in); }
   void tick(uint64_t now_ms, std::string& out) override {
     scanner_.tick(now_ms, out, events_);
     if (!events_.empty()) deliver();

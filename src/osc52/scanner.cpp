@@ -3,6 +3,8 @@
 #include <array>
 #include <cstring>
 
+#include "osc52/candidate.hpp"
+
 namespace blaude::osc52 {
 
 namespace {
@@ -31,6 +33,10 @@ bool is_c0(char c) { return static_cast<unsigned char>(c) < 0x20; }
 
 }  // namespace
 
+size_t Scanner::pass_through(std::string_view in) const {
+  return state_ == State::Ground ? next_candidate(in, 0) : 0;
+}
+
 void Scanner::feed(std::string_view in, uint64_t now_ms, std::string& out,
                    std::vector<Sequence>& ev) {
   now_ = now_ms;
@@ -39,18 +45,8 @@ void Scanner::feed(std::string_view in, uint64_t now_ms, std::string& out,
   const size_t n = in.size();
   while (i < n) {
     if (state_ == State::Ground) {
-      // The hot path: plain text up to the next ESC goes out in one append.
-      const void* hit = std::memchr(in.data() + i, ESC, n - i);
-      size_t j = hit ? static_cast<size_t>(static_cast<const char*>(hit) - in.data()) : n;
-      // Most escapes in TUI output (CSI, OSC 0/8, charset selection) are decided by the byte
-      // after the ESC, or the one after that: pass those on without the hold machinery.
-      while (j + 2 < n) {
-        char b = in[j + 1], c = in[j + 2];
-        bool ours = b == ESC || (b == ']' && c == '5') || (b == 'P' && (c == 't' || c == ESC));
-        if (ours) break;
-        hit = std::memchr(in.data() + j + 1, ESC, n - j - 1);
-        j = hit ? static_cast<size_t>(static_cast<const char*>(hit) - in.data()) : n;
-      }
+      // The hot path: plain text up to the next candidate ESC goes out in one append.
+      size_t j = next_candidate(in, i);
       out.append(in.data() + i, j - i);
       i = j;
       if (i == n) break;

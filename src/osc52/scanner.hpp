@@ -48,6 +48,10 @@ public:
 
   // Appends the bytes to show now to `out` and the finished sequences to `events`.
   void feed(std::string_view in, uint64_t now_ms, std::string& out, std::vector<Sequence>& events);
+  // The zero-copy fast path: how many leading bytes of `in` feed() would show unchanged, at
+  // once, staying in Ground (0 unless the scanner is in Ground). Those bytes need no feed():
+  // feed(in) shows the same as passing them and then feeding the rest. Pure; changes nothing.
+  size_t pass_through(std::string_view in) const;
   // Releases a held prefix or drops a sequence whose deadline has passed.
   void tick(uint64_t now_ms, std::string& out, std::vector<Sequence>& events);
   // Absolute time at which tick() has work to do, or -1.

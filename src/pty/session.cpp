@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <vector>
 
@@ -42,6 +43,7 @@ private:
   void on_master(int events);
   void on_term(int events);
   void read_master();
+  void take_output(char* p, size_t n, bool in_queue);
   void write_master();
   void read_term();
   void write_term();
@@ -72,6 +74,7 @@ private:
   ByteQueue out_q_, in_q_;
   std::string pending_;   // filter output that did not fit in out_q_
   std::string filtered_;  // scratch for filter output
+  std::string scratch_;   // filter input copied out of the queue's free tail
   std::vector<char> read_buf_;
   std::unique_ptr<OutputFilter> filter_;
   SignalPipe& sigs_;
@@ -225,7 +228,10 @@ void Session::on_master(int events) {
 }
 
 void Session::on_term(int events) {
-  if (events & UV_WRITABLE) write_term();
+  if (events & UV_WRITABLE) {
+    out_blocked_ = false;  // the terminal has room again
+    write_term();
+  }
   if (events & UV_READABLE) read_term();
   update_polls();
   maybe_finish();
@@ -236,16 +242,13 @@ void Session::on_term(int events) {
 void Session::read_master() {
   for (int rounds = 0; rounds < 16 && !master_eof_; ++rounds) {
     if (out_load() >= lim_.out_high) break;
-    ssize_t n;
-    if (filter_) {
-      n = read(cfg_.master, read_buf_.data(), read_buf_.size());
-    } else {
-      size_t len;
-      char* p = out_q_.tail_space(len);
-      if (len == 0) break;
-      n = read(cfg_.master, p, len < lim_.read_chunk ? len : lim_.read_chunk);
-      if (n > 0) out_q_.commit(static_cast<size_t>(n));
-    }
+    // Straight into the output queue, unless filter output that did not fit is waiting in
+    // pending_: new bytes go behind it.
+    bool in_queue = pending_.empty();
+    size_t len = read_buf_.size();
+    char* p = in_queue ? out_q_.tail_space(len) : read_buf_.data();
+    if (len == 0) break;
+    ssize_t n = read(cfg_.master, p, std::min(len, lim_.read_chunk));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) break;
     if (n <= 0) {  // EIO: every slave holder is gone (Linux); 0: EOF elsewhere
@@ -253,16 +256,32 @@ void Session::read_master() {
       break;
     }
     last_master_data_ = uv_now(&loop_);
-    if (filter_) {
-      filtered_.clear();
-      filter_->feed(std::string_view(read_buf_.data(), static_cast<size_t>(n)), uv_now(&loop_),
-                    filtered_);
-      enqueue_output(filtered_);
-      schedule_filter();
-    }
+    take_output(p, static_cast<size_t>(n), in_queue);
+    // While the terminal is full this is a no-op and the loop goes on reading what is there
+    // (up to out_high): the bytes could not go out any sooner, and the next write is bigger.
     write_term();
-    if (out_blocked_) break;
   }
+}
+
+// The bytes just read, at p: in the queue's free tail (in_queue) or in read_buf_. What the
+// filter passes unchanged stays where it is; only the rest (an OSC 52 sequence, an ESC at the
+// very end of a read) is copied out and filtered.
+void Session::take_output(char* p, size_t n, bool in_queue) {
+  size_t k = filter_ ? filter_->pass(std::string_view(p, n), uv_now(&loop_)) : n;
+  if (in_queue) out_q_.commit(k);
+  else enqueue_output(std::string_view(p, k));
+  if (!filter_) return;
+  if (k < n) {
+    std::string_view rest(p + k, n - k);
+    if (in_queue) {  // the filter's output is appended exactly there
+      scratch_.assign(rest);
+      rest = scratch_;
+    }
+    filtered_.clear();
+    filter_->feed(rest, uv_now(&loop_), filtered_);
+    enqueue_output(filtered_);
+  }
+  schedule_filter();
 }
 
 void Session::enqueue_output(std::string_view s) {
@@ -280,6 +299,9 @@ void Session::write_term() {
     pending_.clear();
     return;
   }
+  // A terminal that was full stays full until it says otherwise: a write now would only get
+  // EAGAIN (ptybench, slow terminal: 4 in 10 terminal writes did). The writable event resumes.
+  if (out_blocked_) return;
   while (out_load() > 0) {
     if (out_q_.empty()) {
       size_t n = out_q_.append(pending_);

@@ -1,5 +1,6 @@
 // Starting the child: on a new pty (own session, pty slave as controlling terminal) or on
-// blaude's own stdio (pipes mode). uv_spawn cannot make a controlling terminal, so this forks.
+// blaude's own stdio (pipes mode). uv_spawn cannot make a controlling terminal, so this starts the
+// child itself (a vfork-style clone on Linux, see spawn.cpp).
 #pragma once
 #include <sys/types.h>
 #include <termios.h>
