@@ -1,0 +1,354 @@
+#include "term/tracker.hpp"
+
+#include <cstring>
+
+#include "term/sgr.hpp"
+
+namespace blaude::term {
+
+namespace {
+
+constexpr unsigned char ESC = 0x1b, BEL = 0x07, CAN = 0x18, SUB = 0x1a, SO = 0x0e, SI = 0x0f;
+
+// The first byte below 0x20 in [p, end), or end. Eight bytes at a time: in text (and in the
+// payloads the parser skips) only C0 controls can change the parser's state. For the lowest
+// byte that is < 0x20 the test is exact (borrows only run upwards), and bytes >= 0x80 never
+// match, so UTF-8 text is skipped at word speed.
+const char* next_control(const char* p, const char* end) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  while (end - p >= 8) {
+    uint64_t x;
+    std::memcpy(&x, p, 8);
+    uint64_t m = (x - kOnes * 0x20) & ~x & (kOnes * 0x80);
+    if (m) return p + (__builtin_ctzll(m) >> 3);
+    p += 8;
+  }
+  while (p < end && static_cast<unsigned char>(*p) >= 0x20) ++p;
+  return p;
+}
+
+}  // namespace
+
+void Tracker::feed(std::string_view in, uint64_t now_ms) {
+  now_ = now_ms;
+  if (in_string() && now_ms >= string_since_ + kStringTimeoutMs) state_ = S::Ground;
+  size_t i = 0;
+  while (i < in.size()) {
+    if (state_ == S::Ground) i = step_ground(in, i);
+    else if (in_string() && state_ != S::OscNum && state_ != S::DcsEntry) i = step_string(in, i);
+    else step(static_cast<unsigned char>(in[i++]));
+  }
+}
+
+// Text: skip to the next control; only ESC, SO and SI mean anything here.
+size_t Tracker::step_ground(std::string_view in, size_t i) {
+  const char* end = in.data() + in.size();
+  for (const char* p = in.data() + i; p < end; ++p) {
+    p = next_control(p, end);
+    if (p == end) break;
+    unsigned char c = static_cast<unsigned char>(*p);
+    if (c == ESC) {
+      state_ = S::Esc;
+      return static_cast<size_t>(p - in.data()) + 1;
+    }
+    if (c == SO) st_.cur.shifted = true;
+    else if (c == SI) st_.cur.shifted = false;
+  }
+  return in.size();
+}
+
+// A string payload: skip (or, for a title, keep) everything up to the next control.
+size_t Tracker::step_string(std::string_view in, size_t i) {
+  const char* start = in.data() + i;
+  const char* end = in.data() + in.size();
+  const char* p = state_ == S::DcsEsc ? start : next_control(start, end);
+  if (state_ == S::OscTitle) {
+    size_t n = static_cast<size_t>(p - start);
+    Title& t = pending_title_;
+    if (t.len + n > Title::kMax) osc_title_long_ = true;
+    else std::memcpy(t.text.data() + t.len, start, n), t.len = static_cast<uint16_t>(t.len + n);
+  }
+  if (p == end) return in.size();
+  step(static_cast<unsigned char>(*p));
+  return static_cast<size_t>(p - in.data()) + 1;
+}
+
+// Transitions that apply in every state but a DCS payload. True when `c` was consumed.
+bool Tracker::anywhere(unsigned char c) {
+  if (c == CAN || c == SUB) {
+    if (state_ == S::OscTitle) end_osc();
+    state_ = S::Ground;
+    return true;
+  }
+  if (c == ESC) {
+    if (state_ == S::OscTitle) end_osc();  // tmux acts on an OSC however it ends
+    state_ = S::Esc;
+    return true;
+  }
+  return false;
+}
+
+void Tracker::step(unsigned char c) {
+  switch (state_) {
+    case S::DcsPass:
+      if (c == ESC) state_ = S::DcsEsc;
+      return;
+    case S::DcsEsc:
+      state_ = c == '\\' ? S::Ground : S::DcsPass;
+      return;
+    default:
+      break;
+  }
+  if (anywhere(c)) return;
+  switch (state_) {
+    case S::Ground:  // only reached from step_ground's callers for a lone byte
+    case S::Esc:
+    case S::EscInter:
+    case S::CsiEntry:
+    case S::CsiParam:
+    case S::CsiInter:
+    case S::CsiIgnore:
+      if (c < 0x20) {  // C0 controls are executed in the middle of a sequence too
+        if (c == SO) st_.cur.shifted = true;
+        else if (c == SI) st_.cur.shifted = false;
+        return;
+      }
+      if (c >= 0x7f) return;
+      if (state_ == S::Esc || state_ == S::EscInter) step_esc(c);
+      else step_csi(c);
+      return;
+    case S::OscNum:
+      if (c >= '0' && c <= '9') {
+        osc_num_ = osc_num_ > 100000 ? osc_num_ : osc_num_ * 10 + (c - '0');
+      } else if (c == ';') {
+        bool title = osc_num_ <= 2;
+        state_ = title ? S::OscTitle : S::OscSkip;
+        pending_title_.len = 0;
+        osc_title_long_ = false;
+      } else if (c == BEL) {
+        state_ = S::Ground;
+      } else if (c >= 0x20) {
+        state_ = S::OscSkip;
+      }
+      return;
+    case S::OscTitle:
+    case S::OscSkip:
+      if (c == BEL) {
+        if (state_ == S::OscTitle) end_osc();
+        state_ = S::Ground;
+      }
+      return;  // other C0 bytes are ignored inside strings
+    case S::DcsEntry:
+      step_dcs_entry(c);
+      return;
+    default:  // DcsIgnore, StrSkip: wait for ESC, CAN or SUB
+      return;
+  }
+}
+
+void Tracker::enter_string(S s) {
+  state_ = s;
+  string_since_ = now_;
+}
+
+void Tracker::end_osc() {
+  if (osc_title_long_) return;
+  pending_title_.code = static_cast<uint8_t>(osc_num_);
+  pending_title_.set = true;
+  title_ = pending_title_;
+}
+
+void Tracker::add_interm(unsigned char c) {
+  if (interm_len_ < 2) interm_[interm_len_++] = static_cast<char>(c);
+  else interm_len_ = 3;
+}
+
+void Tracker::step_esc(unsigned char c) {
+  if (state_ == S::Esc) {
+    interm_len_ = 0;
+    switch (c) {
+      case '[':
+        state_ = S::CsiEntry;
+        params_.clear();
+        prefix_ = 0;
+        return;
+      case ']':
+        osc_num_ = 0;
+        enter_string(S::OscNum);
+        return;
+      case 'P':
+        enter_string(S::DcsEntry);
+        return;
+      case 'X': case '^': case '_': case 'k':
+        enter_string(S::StrSkip);
+        return;
+      default:
+        break;
+    }
+  }
+  if (c < 0x30) {
+    add_interm(c);
+    state_ = S::EscInter;
+    return;
+  }
+  esc_dispatch(c);
+  state_ = S::Ground;
+}
+
+void Tracker::step_csi(unsigned char c) {
+  if (c >= 0x40) {  // the final byte
+    if (state_ != S::CsiIgnore) csi_dispatch(c);
+    state_ = S::Ground;
+    return;
+  }
+  if (state_ == S::CsiIgnore) return;
+  if (c < 0x30) {
+    add_interm(c);
+    state_ = S::CsiInter;
+  } else if (state_ == S::CsiInter) {
+    state_ = S::CsiIgnore;  // a parameter after an intermediate: malformed
+  } else if (c <= '9') {
+    params_.digit(c - '0');
+    state_ = S::CsiParam;
+  } else if (c <= ';') {
+    params_.separator(c == ':');
+    state_ = S::CsiParam;
+  } else if (state_ == S::CsiEntry) {
+    prefix_ = static_cast<char>(c);
+    state_ = S::CsiParam;
+  } else {
+    state_ = S::CsiIgnore;  // a private marker after the first byte
+  }
+}
+
+void Tracker::step_dcs_entry(unsigned char c) {
+  if (c < 0x20 || c == 0x7f) return;
+  if (c == ':') state_ = S::DcsIgnore;
+  else if (c >= 0x40 && c <= 0x7e) state_ = S::DcsPass;
+}
+
+void Tracker::esc_dispatch(unsigned char f) {
+  if (interm_len_ == 0) {
+    switch (f) {
+      case '7': save_cursor(st_); break;
+      case '8': restore_cursor(st_); break;
+      case '=': st_.set_flag(Flag::Keypad, Tri::On); break;
+      case '>': st_.set_flag(Flag::Keypad, Tri::Off); break;
+      case 'c': st_.reset(); break;
+      default: break;
+    }
+    return;
+  }
+  if (interm_[0] == '(' && interm_len_ <= 2) st_.cur.g0 = static_cast<char>(f);
+}
+
+void Tracker::csi_dispatch(unsigned char f) {
+  if (interm_len_ > 1) return;
+  if (prefix_) csi_private(f);
+  else csi_plain(f);
+}
+
+void Tracker::csi_private(unsigned char f) {
+  const Params& p = params_;
+  if (interm_len_ != 0) return;
+  if (prefix_ == '?') {
+    if (f == 'h' || f == 'l') {
+      for (size_t i = 0; i < p.n; ++i)
+        if (p.v[i] != Params::kNone) set_dec_mode(st_, p.v[i], f == 'h');
+      if (p.overflow) mark_modes_unknown(st_);
+    } else if (f == 's' || f == 'r') {
+      // XTSAVE / XTRESTORE; with no list, kitty saves or restores every mode.
+      static constexpr uint32_t kAll[] = {1,    5,    7,    25,   1004, 2004, 2026, 9,
+                                          1000, 1001, 1002, 1003, 1005, 1006, 1015, 1016};
+      auto apply = [&](uint32_t m) { f == 's' ? xtsave(st_, m) : xtrestore(st_, m); };
+      if (p.n == 0) {
+        for (uint32_t m : kAll) apply(m);
+      } else {
+        for (size_t i = 0; i < p.n; ++i)
+          if (p.v[i] != Params::kNone) apply(p.v[i]);
+        if (p.overflow && f == 'r') mark_modes_unknown(st_);
+      }
+    }
+    return;
+  }
+  if (f == 'u') {  // the kitty keyboard protocol
+    auto flags = [](uint32_t v) { return static_cast<uint8_t>(v > 255 ? 255 : v); };
+    KeyStack& k = st_.keys();
+    if (prefix_ == '>') {
+      k.push(flags(p.get(0, 0)));
+    } else if (prefix_ == '<') {
+      k.pop(p.get(0, 1));
+    } else if (prefix_ == '=') {
+      uint8_t v = flags(p.get(0, 0));
+      uint32_t mode = p.get(1, 1);
+      if (mode == 1) k.set_top(v);
+      else if (mode == 2) k.set_top(k.top() | v);
+      else if (mode == 3) k.set_top(static_cast<uint8_t>(k.top() & ~v));
+    }
+    return;
+  }
+  if (prefix_ == '>' && (f == 'm' || f == 'n')) {  // xterm key modifier resources
+    if (p.n == 0 && f == 'm') st_.other_keys = 0;  // all resources back to their defaults
+    if (p.get(0, Params::kNone) != 4) return;
+    uint32_t level = f == 'm' ? p.get(1, 0) : 0;
+    st_.other_keys = static_cast<uint8_t>(level > 255 ? 255 : level);
+  }
+}
+
+void Tracker::csi_plain(unsigned char f) {
+  const Params& p = params_;
+  if (interm_len_ == 1) {
+    if (interm_[0] == ' ' && f == 'q') {
+      uint32_t shape = p.get(0, 0);
+      st_.cursor_shape = static_cast<uint8_t>(shape > 255 ? 255 : shape);
+    } else if (interm_[0] == '!' && f == 'p') {
+      soft_reset(st_);
+    }
+    return;
+  }
+  switch (f) {
+    case 'h':
+    case 'l':
+      for (size_t i = 0; i < p.n; ++i)
+        if (p.v[i] != Params::kNone) set_ansi_mode(st_, p.v[i], f == 'h');
+      return;
+    case 'm':
+      apply_sgr(st_.cur.sgr, p);
+      return;
+    case 'r': {
+      uint32_t top = p.get(0, 1), bottom = p.get(1, 0);
+      if (top == 0) top = 1;
+      if (bottom != 0 && top >= bottom) return;  // invalid: the terminal ignores it
+      st_.region = !(top == 1 && bottom == 0);
+      st_.region_top = st_.region ? static_cast<uint16_t>(top) : 0;
+      st_.region_bottom = st_.region ? static_cast<uint16_t>(bottom) : 0;
+      return;
+    }
+    case 's':
+      if (p.n == 0) save_cursor(st_);  // SCOSC; with parameters it is DECSLRM
+      return;
+    case 'u':
+      if (p.n == 0) restore_cursor(st_);  // SCORC
+      return;
+    case 't':
+      title_op();
+      return;
+    default:
+      return;
+  }
+}
+
+// XTWINOPS 22 (push title) and 23 (pop title); Ps 0 both, 1 icon, 2 window.
+void Tracker::title_op() {
+  uint32_t op = params_.get(0, 0);
+  uint32_t which = params_.get(1, 0);
+  if (which > 2) return;
+  if (op == 22) {
+    if (st_.title_pushes < TermState::kTitles)
+      st_.title_ps[st_.title_pushes++] = static_cast<uint8_t>(which);
+  } else if (op == 23 && st_.title_pushes > 0) {
+    --st_.title_pushes;
+  }
+}
+
+}  // namespace blaude::term
