@@ -9,17 +9,22 @@ namespace {
 
 constexpr unsigned char ESC = 0x1b;
 
-// Can `ESC b c` open one of ours? With c unknown (the read ends), b alone decides unless it is
-// ']' or 'P'; with b unknown (ESC is the read's last byte), nothing is decided.
+constexpr unsigned char DEL = 0x7f;
+
+// Can `ESC b c` open one of ours? Controls count: inside an opening the terminal skips most C0
+// controls (and DEL right after ESC or `ESC P`), so `ESC ] ^A 5 2` is an OSC 52 to it and to the
+// scanner. With c unknown (the read ends), b alone decides unless it is ']' or 'P'; with b
+// unknown (ESC is the read's last byte), nothing is decided.
 bool could_be_ours(std::string_view in, size_t j) {
   const size_t n = in.size();
   if (j + 1 >= n) return true;
-  char b = in[j + 1];
-  if (b == '\x1b') return true;
+  auto b = static_cast<unsigned char>(in[j + 1]);
+  if (b < 0x20 || b == DEL) return true;  // ESC ESC (tmux's doubled ESC) or a skipped control
   if (b != ']' && b != 'P') return false;
   if (j + 2 >= n) return true;
-  char c = in[j + 2];
-  return b == ']' ? c == '5' : (c == 't' || c == '\x1b');
+  auto c = static_cast<unsigned char>(in[j + 2]);
+  if (c < 0x20) return true;
+  return b == ']' ? c == '5' : (c == 't' || c == DEL);
 }
 
 // 32 bytes at a time with the compiler's portable vector extension (SSE2 on x86-64, NEON on
@@ -45,9 +50,11 @@ typedef unsigned char v16 __attribute__((vector_size(16)));
 [[gnu::always_inline]] inline v16 ours(const unsigned char* p, v16& esc) {
   v16 a = load(p), b = load(p + 1), c = load(p + 2);
   esc = a == ESC;
-  v16 osc = (b == ']') & (c == '5');
-  v16 dcs = (b == 'P') & ((c == 't') | (c == ESC));
-  return esc & ((b == ESC) | osc | dcs);
+  v16 c_ctl = c < 0x20;
+  v16 skip = (b < 0x20) | (b == DEL);
+  v16 osc = (b == ']') & ((c == '5') | c_ctl);
+  v16 dcs = (b == 'P') & ((c == 't') | c_ctl | (c == DEL));
+  return esc & (skip | osc | dcs);
 }
 
 }  // namespace

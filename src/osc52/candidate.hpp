@@ -1,6 +1,7 @@
 // The scanner's hot loop: where, in a run of output that is not inside any sequence, the next
 // ESC is that could open one of ours (OSC 52, tmux's or screen's DCS wrapping: `ESC ] 5`,
-// `ESC P t`, `ESC P ESC`, `ESC ESC`) or that sits too close to the end of the read to tell.
+// `ESC P t`, `ESC P ESC`, `ESC ESC`, also with the controls a terminal skips inside an opening:
+// `ESC ] ^A 5`) or that sits too close to the end of the read to tell.
 // Every other escape a TUI writes (CSI, OSC 0/8, charsets, ...) is decided by the one or two
 // bytes after its ESC and is plain text here. Pure.
 #pragma once

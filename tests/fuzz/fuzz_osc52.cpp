@@ -3,7 +3,11 @@
 //  - input without ESC passes byte-identical and yields no event;
 //  - cutting the input into two reads changes neither the output nor the events;
 //  - a copy that comes out of interpret() is valid UTF-8 without control characters but TAB,
-//    LF and CR.
+//    LF and CR;
+//  - pass-writes mode with the terminal tracker watching: split reads change nothing; the
+//    output is the input with bytes removed plus only the CANs the scanner counts; and no read
+//    request survives: a second scanner over the output finds none (in intercept mode, it finds
+//    no sequence at all).
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +19,7 @@
 
 #include "osc52/decode.hpp"
 #include "osc52/scanner.hpp"
+#include "term/tracker.hpp"
 
 using namespace blaude::osc52;
 
@@ -66,6 +71,51 @@ void check_copy(const Copy& c) {
   }
 }
 
+struct Watch : Observer {
+  blaude::term::Tracker t;
+  void observe(std::string_view b, uint64_t now) override { t.feed(b, now); }
+  bool mid_sequence() const override { return t.mid_sequence(); }
+};
+
+struct Run {
+  std::string out;
+  std::vector<Sequence> ev;
+  uint64_t cans = 0;
+};
+
+Run scan(std::string_view in, size_t cut, Mode mode, bool watch) {
+  ScannerLimits l = limits();
+  l.mode = mode;
+  Scanner s(l);
+  Watch w;
+  if (watch) s.set_observer(&w);
+  Run r;
+  s.feed(in.substr(0, cut), 0, r.out, r.ev);
+  s.feed(in.substr(cut), 0, r.out, r.ev);
+  s.finish(r.out, r.ev);
+  r.cans = s.cans();
+  return r;
+}
+
+void check_modes(std::string_view in, size_t cut) {
+  for (Mode mode : {Mode::PassWrites, Mode::Intercept}) {
+    Run plain = scan(in, in.size(), mode, false);
+    Run whole = scan(in, in.size(), mode, true);
+    Run split = scan(in, cut, mode, true);
+    require(whole.out == split.out);
+    require(subsequence(plain.out, in));
+    require(whole.out.size() == plain.out.size() + whole.cans);
+    if (whole.cans == 0) require(whole.out == plain.out);
+    require(subsequence(plain.out, whole.out));
+    Run again = scan(whole.out, whole.out.size(), Mode::Intercept, false);
+    for (const Sequence& s : again.ev) {
+      require(!s.read_request);
+      if (mode == Mode::Intercept)
+        require(s.outcome != Outcome::Complete && s.outcome != Outcome::Oversized);
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -99,6 +149,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Verdict v = interpret(s);
     if (v.copy) check_copy(*v.copy);
   }
+
+  check_modes(in, cut);
 
   // With the clock moving between reads, deadlines fire: still only deletions.
   Scanner timed(limits());
