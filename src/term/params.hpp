@@ -35,6 +35,16 @@ struct Params {
     if (n == 0) start(false);
     start(is_colon);
   }
+  // A whole parameter at once (the tracker's one-pass path accumulates digits in a register).
+  void add(uint32_t value, bool is_colon) {
+    if (n == kMax) {
+      overflow = true;
+      return;
+    }
+    v[n] = value;
+    if (is_colon) colon |= 1u << n;
+    ++n;
+  }
 
 private:
   void start(bool is_colon) {

@@ -1,5 +1,6 @@
 #include "term/tracker.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "term/sgr.hpp"
@@ -34,10 +35,41 @@ void Tracker::feed(std::string_view in, uint64_t now_ms) {
   if (in_string() && now_ms >= string_since_ + kStringTimeoutMs) state_ = S::Ground;
   size_t i = 0;
   while (i < in.size()) {
-    if (state_ == S::Ground) i = step_ground(in, i);
-    else if (in_string() && state_ != S::OscNum && state_ != S::DcsEntry) i = step_string(in, i);
-    else step(static_cast<unsigned char>(in[i++]));
+    switch (state_) {
+      case S::Ground:
+        i = step_ground(in, i);
+        break;
+      case S::CsiEntry:
+      case S::CsiParam:
+        i = scan_params(in, i);
+        if (i < in.size()) step(static_cast<unsigned char>(in[i++]));
+        break;
+      case S::OscNum:
+      case S::DcsEntry:
+      case S::Esc:
+      case S::EscInter:
+      case S::CsiInter:
+      case S::CsiIgnore:
+        step(static_cast<unsigned char>(in[i++]));
+        break;
+      default:
+        i = step_string(in, i);
+    }
   }
+}
+
+// The parameters of a CSI, in one tight loop: most of the escape bytes of a TUI's output are
+// digits and separators.
+size_t Tracker::scan_params(std::string_view in, size_t i) {
+  const size_t n = in.size();
+  for (; i < n; ++i) {
+    unsigned c = static_cast<unsigned char>(in[i]);
+    if (c - '0' <= 9u) params_.digit(c - '0');
+    else if (c == ';' || c == ':') params_.separator(c == ':');
+    else return i;
+    state_ = S::CsiParam;
+  }
+  return i;
 }
 
 // Text: skip to the next control; only ESC, SO and SI mean anything here.
@@ -48,13 +80,52 @@ size_t Tracker::step_ground(std::string_view in, size_t i) {
     if (p == end) break;
     unsigned char c = static_cast<unsigned char>(*p);
     if (c == ESC) {
+      size_t at = static_cast<size_t>(p - in.data());
+      size_t done = whole_csi(in, at + 1);
+      if (done) {  // dispatched at once; back to text
+        p = in.data() + done - 1;
+        continue;
+      }
       state_ = S::Esc;
-      return static_cast<size_t>(p - in.data()) + 1;
+      return at + 1;
     }
     if (c == SO) st_.cur.shifted = true;
     else if (c == SI) st_.cur.shifted = false;
   }
   return in.size();
+}
+
+// The common case, a whole `ESC [ ... final` inside this read with nothing unusual in it, in
+// one pass. Returns the index after it, or 0 to let the state machine take it byte by byte.
+size_t Tracker::whole_csi(std::string_view in, size_t i) {
+  const size_t n = in.size();
+  if (i >= n || in[i] != '[') return 0;
+  size_t j = i + 1;
+  char prefix = 0;
+  if (j < n && in[j] >= '<' && in[j] <= '?') prefix = in[j++];
+  params_.clear();
+  uint32_t cur = Params::kNone;
+  bool any = false, colon = false;
+  for (; j < n; ++j) {
+    unsigned c = static_cast<unsigned char>(in[j]) - '0';
+    if (c <= 9u) {
+      cur = cur == Params::kNone ? c : std::min<uint32_t>(cur * 10 + c, Params::kCap);
+    } else if (c == ';' - '0' || c == ':' - '0') {
+      params_.add(cur, colon);
+      colon = c == ':' - '0';
+      cur = Params::kNone;
+    } else {
+      break;
+    }
+    any = true;
+  }
+  if (any) params_.add(cur, colon);
+  interm_len_ = 0;
+  while (j < n && in[j] >= 0x20 && in[j] <= 0x2f) add_interm(static_cast<unsigned char>(in[j++]));
+  if (j >= n || in[j] < 0x40 || in[j] > 0x7e) return 0;
+  prefix_ = prefix;
+  csi_dispatch(static_cast<unsigned char>(in[j]));
+  return j + 1;
 }
 
 // A string payload: skip (or, for a title, keep) everything up to the next control.

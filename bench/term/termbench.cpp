@@ -1,0 +1,122 @@
+// In-process cost of the child→terminal stage, side by side: the OSC 52 scanner alone (the
+// pass-through path), the scanner with the terminal state tracker watching its output (what
+// blaude runs), the tracker alone, and a memcpy of the same bytes. Streams are fed in 4095-byte
+// reads, as a pty hands them out. Prints ns per byte and GiB/s per stage and stream, and the
+// tracker's share: (scanner+tracker) / scanner.
+//
+//   build/termbench [MiB per stream, default 256] [rounds, default 5]
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "osc52/scanner.hpp"
+#include "term/tracker.hpp"
+
+using namespace blaude;
+
+namespace {
+
+struct Watch : osc52::Observer {
+  term::Tracker t;
+  void observe(std::string_view b, uint64_t now) override { t.feed(b, now); }
+  bool mid_sequence() const override { return t.mid_sequence(); }
+};
+
+std::string make_stream(const char* kind, size_t bytes) {
+  std::mt19937 rng(1);
+  std::string s;
+  s.reserve(bytes + 256);
+  if (!std::strcmp(kind, "plain")) {  // printable ASCII lines, like ptybench's pattern
+    while (s.size() < bytes) {
+      for (int i = 0; i < 99; ++i) s.push_back(static_cast<char>('!' + rng() % 94));
+      s += "\r\n";
+    }
+  } else if (!std::strcmp(kind, "utf8")) {
+    while (s.size() < bytes) s += "h\xc3\xa9llo w\xc3\xb6rld \xe2\x9c\x93 \xf0\x9f\x98\x80 text\r\n";
+  } else {  // a TUI redraw: colour, cursor moves, mode toggles, short runs of text
+    char buf[96];
+    while (s.size() < bytes) {
+      int n = std::snprintf(buf, sizeof buf, "\x1b[38;5;%um%.*s\x1b[0m\x1b[%u;%uH",
+                            static_cast<unsigned>(rng() % 256), 1 + static_cast<int>(rng() % 12),
+                            "xxxxxxxxxxxx", 1 + static_cast<unsigned>(rng() % 50),
+                            1 + static_cast<unsigned>(rng() % 200));
+      s.append(buf, static_cast<size_t>(n));
+      if (rng() % 64 == 0) s += "\x1b[?2026h\x1b[?25l";
+      if (rng() % 64 == 0) s += "\x1b[?25h\x1b[?2026l";
+    }
+  }
+  s.resize(bytes);
+  return s;
+}
+
+template <class F>
+double best_ns_per_byte(const std::string& in, int rounds, F&& run) {
+  double best = 1e30;
+  for (int r = 0; r < rounds; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    run();
+    auto t1 = std::chrono::steady_clock::now();
+    double ns = std::chrono::duration<double, std::nano>(t1 - t0).count();
+    if (ns / static_cast<double>(in.size()) < best) best = ns / static_cast<double>(in.size());
+  }
+  return best;
+}
+
+constexpr size_t kRead = 4095;
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  size_t mib = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 256;
+  int rounds = argc > 2 ? std::atoi(argv[2]) : 5;
+  std::printf("%-6s %-18s %9s %9s\n", "stream", "stage", "ns/byte", "GiB/s");
+  for (const char* kind : {"plain", "utf8", "tui"}) {
+    std::string in = make_stream(kind, mib << 20);
+    std::string out;
+    out.reserve(kRead * 2);
+    volatile size_t sink = 0;
+    auto scanner = [&](bool watch) {
+      osc52::ScannerLimits lim;
+      lim.mode = osc52::Mode::PassWrites;
+      osc52::Scanner s(lim);
+      Watch w;
+      if (watch) s.set_observer(&w);
+      std::vector<osc52::Sequence> ev;
+      for (size_t i = 0; i < in.size(); i += kRead) {
+        out.clear();
+        s.feed(std::string_view(in).substr(i, kRead), 0, out, ev);
+        sink = sink + out.size();
+      }
+      sink = sink + w.t.state().alt;
+    };
+    double copy = best_ns_per_byte(in, rounds, [&] {
+      for (size_t i = 0; i < in.size(); i += kRead) {
+        size_t n = std::min(kRead, in.size() - i);
+        out.assign(in.data() + i, n);
+        sink = sink + out.size();
+      }
+    });
+    double scan = best_ns_per_byte(in, rounds, [&] { scanner(false); });
+    double both = best_ns_per_byte(in, rounds, [&] { scanner(true); });
+    double track = best_ns_per_byte(in, rounds, [&] {
+      term::Tracker t;
+      for (size_t i = 0; i < in.size(); i += kRead) t.feed(std::string_view(in).substr(i, kRead));
+      sink = sink + t.state().alt;
+    });
+    auto row = [&](const char* stage, double ns) {
+      std::printf("%-6s %-18s %9.3f %9.2f\n", kind, stage, ns, 1.0 / ns / 1.073741824);
+    };
+    row("memcpy", copy);
+    row("scanner", scan);
+    row("scanner+tracker", both);
+    row("tracker", track);
+    std::printf("%-6s %-18s %8.2fx  (+%.3f s per GiB)\n", kind, "tracker share", both / scan,
+                (both - scan) * 1.073741824);
+  }
+  return 0;
+}
