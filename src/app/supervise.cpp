@@ -48,9 +48,13 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l) {
   pty::SuperviseOptions so;
   so.endpoint = [&recorder] { return recorder.endpoint(); };
   so.terminal = host.stdio_tty();
-  // OSC 52 copies go to the host clipboard; with no usable tool the bytes pass untouched.
-  if (auto clip = osc52::configure(host, o.no_clipboard))
-    so.make_filter = [c = *clip](uv_loop_t* loop) { return osc52::make_filter(loop, c); };
+  // OSC 52 copies go to the host clipboard; with no usable tool they pass to the terminal, and
+  // read requests never do.
+  osc52::Config clip = osc52::configure(host, o.no_clipboard);
+  so.make_filter = [clip](uv_loop_t* loop) { return osc52::make_filter(loop, clip); };
+  // The terminal state guard is off only to measure the pass-through alone.
+  if (auto g = host.env.find("BLAUDE_TERM_GUARD"); g != host.env.end() && g->second == "off")
+    so.guard_terminal = false;
 
   spdlog::info("launching: {}", shell_quote(cmd.argv));
   int rc = pty::supervise(cmd, so);

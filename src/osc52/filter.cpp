@@ -17,6 +17,13 @@ const char* wrap_name(Wrap w) {
   return "";
 }
 
+// Hands the scanner's output to the terminal state tracker.
+struct TrackerObserver : Observer {
+  term::Tracker* tracker = nullptr;
+  void observe(std::string_view b, uint64_t now) override { tracker->feed(b, now); }
+  bool mid_sequence() const override { return tracker->mid_sequence(); }
+};
+
 class Osc52Filter : public pty::OutputFilter {
 public:
   Osc52Filter(std::unique_ptr<Sink> sink, ScannerLimits limits)
@@ -25,13 +32,23 @@ public:
     if (copied_ + refused_ > 0)
       spdlog::info("osc52: {} sequence(s) intercepted: {} copied, {} not copied", copied_ + refused_,
                    copied_, refused_);
+    if (passed_ + reads_ > 0)
+      spdlog::info("osc52: {} sequence(s) passed to the terminal, {} read request(s) removed",
+                   passed_, reads_);
+    if (scanner_.cans() > 0)
+      spdlog::info("osc52: {} removed sequence(s) ended an open one with CAN", scanner_.cans());
   }
 
   void feed(std::string_view in, uint64_t now_ms, std::string& out) override {
     scanner_.feed(in, now_ms, out, events_);
     if (!events_.empty()) deliver();
   }
-  size_t pass(std::string_view in, uint64_t) override { return scanner_.pass_through(in); }
+  // The bytes passed here never reach the scanner's observer: hand them to the tracker too.
+  size_t pass(std::string_view in, uint64_t now_ms) override {
+    size_t k = scanner_.pass_through(in);
+    if (k > 0 && observer_.tracker) observer_.tracker->feed(in.substr(0, k), now_ms);
+    return k;
+  }
   void tick(uint64_t now_ms, std::string& out) override {
     scanner_.tick(now_ms, out, events_);
     if (!events_.empty()) deliver();
@@ -41,10 +58,26 @@ public:
     scanner_.finish(out, events_);
     if (!events_.empty()) deliver();
   }
+  bool observe_with(term::Tracker* t) override {
+    observer_.tracker = t;
+    scanner_.set_observer(t ? &observer_ : nullptr);
+    return t != nullptr;
+  }
 
 private:
   void deliver() {
     for (Sequence& s : events_) {
+      if (!sink_) {  // pass-writes mode: nothing is copied here
+        if (s.passed) {
+          ++passed_;
+        } else if (s.read_request) {
+          ++reads_;
+          if (may_log())
+            spdlog::info("osc52: removed a read request{}: the terminal must not answer it into "
+                         "the sandbox", wrap_name(s.wrap));
+        }
+        continue;
+      }
       Verdict v = interpret(s);
       if (!v.copy) {
         ++refused_;
@@ -74,36 +107,47 @@ private:
 
   static constexpr unsigned kLogBudget = 50;
   unsigned logged_ = 0;
-  uint64_t copied_ = 0, refused_ = 0;
+  uint64_t copied_ = 0, refused_ = 0, passed_ = 0, reads_ = 0;
   Scanner scanner_;
   std::unique_ptr<Sink> sink_;
   std::vector<Sequence> events_;
+  TrackerObserver observer_;
 };
 
 }  // namespace
 
-std::optional<Config> configure(const HostFacts& h) {
-  Backend b = choose_backend(h);
-  if (b.tool == Tool::None) return std::nullopt;
+Config configure(const HostFacts& h) {
   Config c;
-  c.backend = std::move(b);
+  c.backend = choose_backend(h);
+  c.limits.mode = c.backend.tool == Tool::None ? Mode::PassWrites : Mode::Intercept;
   return c;
 }
 
-std::optional<Config> configure(const HostEnv& host, bool no_clipboard) {
+Config configure(const HostEnv& host, bool no_clipboard) {
   HostFacts h = probe_host(host, no_clipboard);
-  std::optional<Config> c = configure(h);
-  if (h.disabled) spdlog::info("osc52: clipboard interception is off (--no-clipboard or OSC52_NO_CLIPBOARD=1)");
-  else if (!c) spdlog::info("osc52: no clipboard tool for this session; OSC 52 passes through to the terminal");
-  else spdlog::info("osc52: copies go to {}", c->backend.path);
+  Config c = configure(h);
+  if (h.disabled)
+    spdlog::info("osc52: clipboard interception is off (--no-clipboard or OSC52_NO_CLIPBOARD=1); "
+                 "copies pass to the terminal, read requests never do");
+  else if (c.backend.tool == Tool::None)
+    spdlog::info("osc52: no clipboard tool for this session; copies pass to the terminal, read "
+                 "requests never do");
+  else
+    spdlog::info("osc52: copies go to {}", c.backend.path);
   return c;
 }
 
 std::unique_ptr<pty::OutputFilter> make_filter(uv_loop_t* loop, const Config& cfg) {
+  if (cfg.backend.tool == Tool::None) {
+    ScannerLimits lim = cfg.limits;
+    lim.mode = Mode::PassWrites;
+    return make_filter(nullptr, lim);
+  }
   return make_filter(make_helper_sink(loop, cfg.backend, cfg.helper_timeout_ms), cfg.limits);
 }
 
 std::unique_ptr<pty::OutputFilter> make_filter(std::unique_ptr<Sink> sink, ScannerLimits limits) {
+  if (!sink) limits.mode = Mode::PassWrites;
   return std::make_unique<Osc52Filter>(std::move(sink), limits);
 }
 

@@ -1,6 +1,7 @@
 #include "pty/session.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/ioctl.h>
@@ -9,16 +10,36 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "pty/byte_queue.hpp"
 #include "pty/signal_pipe.hpp"
+#include "term/emit.hpp"
 
 namespace blaude::pty {
 
 namespace {
 
 constexpr uint64_t kTickMs = 20;
+// Ctrl-Z of blaude: how long the child's queued output may take to reach the terminal before
+// the undo goes out after what did.
+constexpr int kSuspendFlushMs = 1000;
+
+// The state letter of /proc/PID/stat ('T': stopped), or 0.
+char proc_state(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  FILE* f = std::fopen(path, "re");
+  if (!f) return 0;
+  char buf[512];
+  size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = 0;
+  const char* p = std::strrchr(buf, ')');  // the command name may hold spaces and parentheses
+  return p && p[1] == ' ' ? p[2] : 0;
+}
 
 // The session's whole state. Handles live inside it, so it must not move once started.
 class Session {
@@ -60,6 +81,10 @@ private:
   void maybe_finish();
   void sync_size(bool force);
   void suspend_self();
+  void flush_blocking(int timeout_ms);
+  void observe(std::string_view s);
+  void enqueue_undo();
+  void wake_stopped_foreground(std::string_view input);
 
   size_t out_load() const { return out_q_.size() + pending_.size(); }
 
@@ -77,6 +102,7 @@ private:
   std::string scratch_;   // filter input copied out of the queue's free tail
   std::vector<char> read_buf_;
   std::unique_ptr<OutputFilter> filter_;
+  bool filter_observes_ = false;  // the filter feeds the tracker itself
   SignalPipe& sigs_;
 
   bool master_eof_ = false;
@@ -106,6 +132,7 @@ Session* self_of(H* h) {
 int Session::run() {
   uv_loop_init(&loop_);
   if (cfg_.make_filter) filter_ = cfg_.make_filter(&loop_);
+  filter_observes_ = filter_ && cfg_.tracker && filter_->observe_with(cfg_.tracker);
   share_flags(true);
   start_handles();
   sync_size(true);
@@ -265,9 +292,10 @@ void Session::read_master() {
 
 // The bytes just read, at p: in the queue's free tail (in_queue) or in read_buf_. What the
 // filter passes unchanged stays where it is; only the rest (an OSC 52 sequence, an ESC at the
-// very end of a read) is copied out and filtered.
+// very end of a read) is copied out and filtered. The tracker sees both, in order.
 void Session::take_output(char* p, size_t n, bool in_queue) {
   size_t k = filter_ ? filter_->pass(std::string_view(p, n), uv_now(&loop_)) : n;
+  observe(std::string_view(p, k));
   if (in_queue) out_q_.commit(k);
   else enqueue_output(std::string_view(p, k));
   if (!filter_) return;
@@ -279,9 +307,26 @@ void Session::take_output(char* p, size_t n, bool in_queue) {
     }
     filtered_.clear();
     filter_->feed(rest, uv_now(&loop_), filtered_);
+    observe(filtered_);
     enqueue_output(filtered_);
   }
   schedule_filter();
+}
+
+// The tracker sees what goes to the terminal, when the filter does not show it itself.
+void Session::observe(std::string_view s) {
+  if (cfg_.tracker && !filter_observes_ && !s.empty()) cfg_.tracker->feed(s, uv_now(&loop_));
+}
+
+// After the child's last byte: whatever it left switched on, off again. The tracker sees the
+// undo too, so the terminal's state and its view agree (and a second undo() is empty).
+void Session::enqueue_undo() {
+  if (!cfg_.tracker) return;
+  std::string u = term::undo(*cfg_.tracker);
+  if (u.empty()) return;
+  spdlog::debug("terminal: undoing the child's modes ({} bytes)", u.size());
+  cfg_.tracker->feed(u, uv_now(&loop_));
+  enqueue_output(u);
 }
 
 void Session::enqueue_output(std::string_view s) {
@@ -339,6 +384,7 @@ void Session::read_term() {
     if (len == 0) break;
     ssize_t n = read(cfg_.term->in_fd, p, len);
     if (n > 0) {
+      wake_stopped_foreground(std::string_view(p, static_cast<size_t>(n)));
       in_q_.commit(static_cast<size_t>(n));
       continue;
     }
@@ -375,9 +421,11 @@ void Session::stop_master() {
   if (filter_) {
     filtered_.clear();
     filter_->finish(filtered_);
+    observe(filtered_);
     enqueue_output(filtered_);
     uv_timer_stop(&filter_timer_);
   }
+  enqueue_undo();
   in_q_.consume(in_q_.size());
   write_term();
 }
@@ -397,6 +445,7 @@ void Session::filter_tick() {
   if (!filter_ || master_eof_) return;
   filtered_.clear();
   filter_->tick(uv_now(&loop_), filtered_);
+  observe(filtered_);
   enqueue_output(filtered_);
   write_term();
   schedule_filter();
@@ -428,6 +477,18 @@ void Session::on_signals() {
 
 void Session::suspend_self() {
   spdlog::debug("suspending (SIGTSTP)");
+  // The child's output so far, then its modes off: the shell gets a normal screen, no mouse
+  // reports, its keyboard as it left it. The tracker keeps the child's view for the fg.
+  flush_blocking(kSuspendFlushMs);
+  term::Tracker child;
+  std::string undo;
+  if (cfg_.tracker) {
+    child = *cfg_.tracker;
+    undo = term::undo(child);
+    if (!write_bounded(cfg_.term->out_fd, undo, kSuspendFlushMs))
+      spdlog::info("terminal: the undo before the stop did not go out in full");
+    cfg_.tracker->feed(undo, uv_now(&loop_));
+  }
   if (cfg_.modes) cfg_.modes->restore();
   share_flags(false);
   if (cfg_.term->on_suspend) cfg_.term->on_suspend(true);
@@ -436,7 +497,43 @@ void Session::suspend_self() {
   if (cfg_.term->on_suspend) cfg_.term->on_suspend(false);
   share_flags(true);
   if (cfg_.modes) cfg_.modes->make_raw();
+  if (cfg_.tracker) {
+    // The child's modes back before it draws again; it redraws on the SIGWINCH below.
+    std::string again = term::reapply(child);
+    write_bounded(cfg_.term->out_fd, again, kSuspendFlushMs);
+    child.to_ground();  // undo() ended whatever sequence the child was in
+    *cfg_.tracker = child;
+    if (!again.empty()) {
+      pid_t pg = tcgetpgrp(cfg_.master);
+      if (pg <= 0 || kill(-pg, SIGWINCH) != 0) kill(cfg_.child, SIGWINCH);
+    }
+  }
   sync_size(true);
+  update_polls();
+}
+
+// Writes the queued output, waiting for the terminal at most `timeout_ms`.
+void Session::flush_blocking(int timeout_ms) {
+  uint64_t start = uv_hrtime() / 1000000;
+  while (out_load() > 0 && !term_out_dead_) {
+    write_term();
+    if (out_load() == 0 || term_out_dead_) break;
+    uint64_t spent = uv_hrtime() / 1000000 - start;
+    if (spent >= static_cast<uint64_t>(timeout_ms)) break;
+    pollfd p{cfg_.term->out_fd, POLLOUT, 0};
+    poll(&p, 1, static_cast<int>(static_cast<uint64_t>(timeout_ms) - spent));
+  }
+}
+
+// A sandboxed child can stop its own process group (kill(0, SIGSTOP)), which holds bwrap too:
+// then Ctrl-C, Ctrl-Z and Ctrl-\ would only queue signals for stopped processes. When one of
+// them is typed and the pty's foreground group is stopped, continue it first.
+void Session::wake_stopped_foreground(std::string_view input) {
+  if (input.find_first_of("\x03\x1a\x1c") == std::string_view::npos) return;
+  pid_t pg = tcgetpgrp(cfg_.master);
+  if (pg <= 0 || proc_state(pg) != 'T') return;
+  spdlog::warn("the child's foreground process group {} is stopped; continuing it", pg);
+  kill(-pg, SIGCONT);
 }
 
 void Session::sync_size(bool force) {
@@ -451,12 +548,24 @@ void Session::sync_size(bool force) {
 
 void Session::reap() {
   if (child_done_) return;
-  int st;
-  pid_t r = waitpid(cfg_.child, &st, WNOHANG);
-  if (r != cfg_.child) return;
-  child_done_ = true;
-  status_ = st;
-  spdlog::debug("child {} ended, status {:#x}", cfg_.child, st);
+  for (;;) {
+    int st;
+    pid_t r = waitpid(cfg_.child, &st, WNOHANG | WUNTRACED);
+    if (r != cfg_.child) return;
+    if (WIFSTOPPED(st)) {
+      // Nothing blaude runs is meant to stop: the child is a session leader with no shell
+      // above it to continue it. A sandboxed program that stopped it (kill(0, SIGSTOP) stops
+      // bwrap too) would otherwise freeze the session.
+      spdlog::warn("child {} was stopped by signal {}; continuing it", cfg_.child, WSTOPSIG(st));
+      kill(-cfg_.child, SIGCONT);
+      kill(cfg_.child, SIGCONT);
+      continue;
+    }
+    child_done_ = true;
+    status_ = st;
+    break;
+  }
+  spdlog::debug("child {} ended, status {:#x}", cfg_.child, status_);
   last_master_data_ = uv_now(&loop_);
   uv_timer_start(&tick_, [](uv_timer_t* h) { self_of(h)->on_tick(); }, kTickMs, kTickMs);
   maybe_finish();

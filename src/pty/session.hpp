@@ -34,6 +34,10 @@ struct SessionConfig {
   pid_t child = -1;
   int master = -1;                  // non-blocking pty master
   FilterFactory make_filter;        // optional
+  // The terminal state the child sets (optional): every byte that goes to the terminal passes
+  // through it; its undo is written after the child's last byte and on Ctrl-Z of blaude, its
+  // reapply on fg.
+  term::Tracker* tracker = nullptr;
   SignalPipe* signals = nullptr;    // WINCH TERM HUP INT QUIT USR1 USR2 TSTP CONT, installed
   SessionLimits limits;
 };

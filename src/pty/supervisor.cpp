@@ -1,5 +1,6 @@
 #include "pty/supervisor.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
@@ -12,6 +13,8 @@
 
 #include "pty/signal_pipe.hpp"
 #include "pty/watchdog.hpp"
+#include "term/emit.hpp"
+#include "term/tracker.hpp"
 
 namespace blaude::pty {
 
@@ -62,6 +65,46 @@ int run_plain(const std::string& path, const Command& cmd) {
   }
 }
 
+// What the watchdog puts back if blaude is SIGKILLed: the safe reset on the terminal the child
+// draws on, O_NONBLOCK as it was on descriptors shared with the shell, the saved modes.
+WatchdogPlan watchdog_plan(const Endpoint& ep, const TerminalModes& modes, bool reset) {
+  WatchdogPlan p;
+  p.modes_fd = ep.size_fd;
+  p.modes = modes.original();
+  if (reset) {
+    p.reset_fd = ep.out_fd;
+    p.reset = term::kSafeReset;
+  }
+  std::array<int, 2> shared = shared_fds(ep);
+  for (size_t k = 0; k < 2; ++k) {
+    int fl = shared[k] >= 0 ? fcntl(shared[k], F_GETFL) : -1;
+    if (fl >= 0) p.shared[k] = {shared[k], fl};
+  }
+  return p;
+}
+
+// Whatever the child left switched on and the session could not undo itself (it does at the
+// end of its output): written on every way out of run_pty, before the modes go back.
+class UndoOnExit {
+public:
+  UndoOnExit(term::Tracker* t, int fd) : t_(t), fd_(fd) {}
+  ~UndoOnExit() { run(); }
+  void run() {
+    if (!t_) return;
+    std::string u = term::undo(*t_);
+    t_ = nullptr;
+    if (u.empty()) return;
+    spdlog::debug("terminal: undoing the child's modes on the way out ({} bytes)", u.size());
+    write_bounded(fd_, u, 1000);
+  }
+  UndoOnExit(const UndoOnExit&) = delete;
+  UndoOnExit& operator=(const UndoOnExit&) = delete;
+
+private:
+  term::Tracker* t_;
+  int fd_;
+};
+
 int run_pty(const std::string& path, const Command& cmd, const SuperviseOptions& opts) {
   std::optional<Endpoint> ep = opts.endpoint ? opts.endpoint() : open_endpoint(0, 1);
   if (!ep) return run_plain(path, cmd);
@@ -86,9 +129,9 @@ int run_pty(const std::string& path, const Command& cmd, const SuperviseOptions&
   // While the child execs (the other core), set up our side; check its exec afterwards.
   // SIGKILL of blaude cannot be caught: a watchdog puts the modes back if it never hears from us.
   Watchdog watchdog;
-  watchdog.start(-1, ep->size_fd, modes.original());
+  watchdog.start(watchdog_plan(*ep, modes, opts.guard_terminal));
   modes.make_raw();
-  install_crash_restore(&modes);
+  install_crash_restore(&modes, opts.guard_terminal ? ep->out_fd : -1);
   if (int err = await_exec(c)) {
     modes.restore();
     watchdog.disarm();
@@ -96,6 +139,8 @@ int run_pty(const std::string& path, const Command& cmd, const SuperviseOptions&
     waitpid(c.pid, nullptr, 0);
     return report_exec_error(cmd.argv[0], err);
   }
+  term::Tracker tracker;
+  UndoOnExit undo(opts.guard_terminal ? &tracker : nullptr, ep->out_fd);
   spdlog::info("started {} (pid {}) on a pty", cmd.argv[0], c.pid);
   SessionConfig sc;
   sc.term = &*ep;
@@ -105,7 +150,9 @@ int run_pty(const std::string& path, const Command& cmd, const SuperviseOptions&
   sc.make_filter = opts.make_filter;
   sc.limits = opts.limits;
   sc.signals = &sigs;
+  sc.tracker = opts.guard_terminal ? &tracker : nullptr;
   int status = run_session(std::move(sc));
+  undo.run();
   modes.restore();
   watchdog.disarm();
   install_crash_restore(nullptr);

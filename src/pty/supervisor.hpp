@@ -19,6 +19,9 @@ struct SuperviseOptions {
   // Whether blaude's stdin and stdout are terminals (the app layer read it once): a pty session,
   // else pipes mode on blaude's own stdio.
   bool terminal = true;
+  // Track the terminal state the child sets and undo it on every way out (off only to measure
+  // the pass-through alone: BLAUDE_TERM_GUARD=off).
+  bool guard_terminal = true;
 };
 
 // Returns blaude's exit code: the child's code, 128+N for signal N, 126/127 when it cannot be

@@ -1,12 +1,16 @@
 #include "pty/terminal.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+
+#include "term/emit.hpp"
 
 namespace blaude::pty {
 
@@ -57,6 +61,35 @@ Endpoint open_endpoint(int in, int out) {
   return e;
 }
 
+std::array<int, 2> shared_fds(const Endpoint& e) {
+  std::array<int, 2> r{-1, -1};
+  bool in_shared = !e.owned_in && e.in_fd >= 0;
+  bool out_shared = !e.owned_out && !(e.owned_in && e.out_fd == e.in_fd) && e.out_fd >= 0;
+  if (in_shared) r[0] = e.in_fd;
+  if (out_shared && e.out_fd != e.in_fd) r[1] = e.out_fd;
+  return r;
+}
+
+bool write_bounded(int fd, std::string_view s, int timeout_ms) {
+  timespec t0{};
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  while (!s.empty()) {
+    ssize_t n = write(fd, s.data(), s.size());
+    if (n > 0) {
+      s.remove_prefix(static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno != EINTR && errno != EAGAIN) return false;
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    long spent = (t.tv_sec - t0.tv_sec) * 1000L + (t.tv_nsec - t0.tv_nsec) / 1000000L;
+    if (spent >= timeout_ms) return false;
+    pollfd p{fd, POLLOUT, 0};
+    poll(&p, 1, static_cast<int>(timeout_ms - spent));
+  }
+  return true;
+}
+
 bool TerminalModes::save(int fd) {
   if (tcgetattr(fd, &orig_) != 0) return false;
   fd_ = fd;
@@ -91,17 +124,24 @@ bool get_winsize(int fd, winsize& ws) {
 
 namespace {
 TerminalModes* g_crash_modes = nullptr;
+int g_crash_reset_fd = -1;
 constexpr int kFatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 
 void crash_handler(int sig) {
+  if (g_crash_reset_fd >= 0) {
+    // One try, no waiting: a crashing process must not hang on a stalled terminal.
+    ssize_t n = write(g_crash_reset_fd, term::kSafeReset.data(), term::kSafeReset.size());
+    (void)n;
+  }
   if (g_crash_modes) g_crash_modes->restore();
   signal(sig, SIG_DFL);
   raise(sig);
 }
 }  // namespace
 
-void install_crash_restore(TerminalModes* modes) {
+void install_crash_restore(TerminalModes* modes, int reset_fd) {
   g_crash_modes = modes;
+  g_crash_reset_fd = modes ? reset_fd : -1;
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
   sa.sa_handler = modes ? crash_handler : SIG_DFL;

@@ -4,7 +4,9 @@
 #include <sys/ioctl.h>
 #include <termios.h>
 
+#include <array>
 #include <functional>
+#include <string_view>
 
 #include "common/unique_fd.hpp"
 
@@ -29,8 +31,14 @@ struct Endpoint {
 
 // Opens private descriptions of the terminals behind in/out (by their device path) so that
 // O_NONBLOCK never touches the descriptions shared with the parent shell. Falls back to the
-// given fds with O_NONBLOCK set (and restored by TerminalModes) if reopening fails.
+// given fds if reopening fails (a pts owned by another uid after su, sudo -u or setpriv): the
+// session then makes them non-blocking while it runs, and the watchdog puts the flags back if
+// blaude is SIGKILLed.
 Endpoint open_endpoint(int in, int out);
+
+// The endpoint's descriptors that are shared with the parent shell (not opened for it), at most
+// two, -1 for none.
+std::array<int, 2> shared_fds(const Endpoint& e);
 
 // Saves a terminal's modes, switches it to raw and puts the saved modes back. restore() is
 // idempotent and async-signal-safe, so the crash handler can call it too.
@@ -55,9 +63,14 @@ private:
 
 bool get_winsize(int fd, winsize& ws);
 
-// While installed, SIGSEGV/SIGBUS/SIGILL/SIGFPE/SIGABRT in blaude put the terminal back
-// (tcsetattr is async-signal-safe) before the default action runs.
-void install_crash_restore(TerminalModes* modes);
+// While installed, SIGSEGV/SIGBUS/SIGILL/SIGFPE/SIGABRT in blaude put the terminal back before
+// the default action runs: the fixed safe reset (term::kSafeReset) to `reset_fd`, then the
+// saved modes (write and tcsetattr are async-signal-safe).
+void install_crash_restore(TerminalModes* modes, int reset_fd = -1);
+
+// Writes all of `s` to a (non-blocking) descriptor, waiting for it to take the bytes at most
+// `timeout_ms` in total. False when it did not take them all.
+bool write_bounded(int fd, std::string_view s, int timeout_ms);
 
 // Sets or clears O_NONBLOCK; returns the previous flags (or -1).
 int set_nonblocking(int fd, bool on);

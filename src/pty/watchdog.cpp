@@ -1,9 +1,11 @@
 #include "pty/watchdog.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,9 +15,43 @@ namespace blaude::pty {
 namespace {
 
 constexpr char kDisarm = 'd';
+// Where the plan's descriptors sit in the watchdog: 3 the pipe, then these.
+constexpr int kModesFd = 4, kResetFd = 5, kSharedFd = 6;  // 6 and 7
+constexpr int kFirstFree = 8;
+
+long now_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+// Writes all of `s`, waiting at most about a second in total for a terminal that is slow to
+// take it (a stopped terminal must not keep the watchdog, and the modes behind it, waiting).
+void write_bounded(int fd, std::string_view s) {
+  long deadline = now_ms() + 1000;
+  while (!s.empty()) {
+    ssize_t n = write(fd, s.data(), s.size());
+    if (n > 0) {
+      s.remove_prefix(static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno != EINTR && errno != EAGAIN) return;
+    long left = deadline - now_ms();
+    if (left <= 0) return;
+    pollfd p{fd, POLLOUT, 0};
+    poll(&p, 1, static_cast<int>(left));
+  }
+}
+
+// A copy of `fd` above 100 (or -1 when there is none); -2 on failure.
+int lift(int fd) {
+  if (fd < 0) return -1;
+  int tmp = fcntl(fd, F_DUPFD, 100);
+  return tmp >= 0 ? tmp : -2;
+}
 
 // Runs in the forked child: async-signal-safe calls only (blaude may have other threads).
-[[noreturn]] void watchdog_main(int rd, int tty, pid_t recorder, const termios& modes) {
+[[noreturn]] void watchdog_main(int rd, const WatchdogPlan& plan) {
   setsid();  // out of blaude's process group and session: no SIGHUP/SIGINT aimed at them
   struct sigaction sa {};
   sa.sa_handler = SIG_IGN;
@@ -26,14 +62,20 @@ constexpr char kDisarm = 'd';
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
 
-  // Keep exactly the pipe (as 3) and the real terminal (as 4); everything else goes, above all
-  // blaude's stdio, which is the recorder's pty slave.
-  int r = fcntl(rd, F_DUPFD, 100);
-  int t = fcntl(tty, F_DUPFD, 100);
-  if (r < 0 || t < 0 || dup2(r, 3) < 0 || dup2(t, 4) < 0) _exit(1);
-  if (syscall(SYS_close_range, 5U, ~0U, 0U) != 0) {
+  // Keep exactly the pipe and the plan's descriptors; everything else goes, above all blaude's
+  // stdio, which may be a recorder's pty slave. Every descriptor is first copied above 100, so
+  // that placing one cannot overwrite another.
+  const int from[5] = {lift(rd), lift(plan.modes_fd), lift(plan.reset_fd),
+                       lift(plan.shared[0].fd), lift(plan.shared[1].fd)};
+  const int slot[5] = {3, kModesFd, kResetFd, kSharedFd, kSharedFd + 1};
+  for (int k = 0; k < 5; ++k) {
+    if (from[k] == -2 || (k == 0 && from[k] < 0)) _exit(1);
+    if (from[k] >= 0 && dup2(from[k], slot[k]) != slot[k]) _exit(1);
+  }
+  if (syscall(SYS_close_range, static_cast<unsigned>(kFirstFree), ~0U, 0U) != 0) {
     long max = sysconf(_SC_OPEN_MAX);
-    for (long fd = 5; fd < (max > 0 && max < 65536 ? max : 65536); ++fd) close(static_cast<int>(fd));
+    for (long fd = kFirstFree; fd < (max > 0 && max < 65536 ? max : 65536); ++fd)
+      close(static_cast<int>(fd));
   }
   int nul = open("/dev/null", O_RDWR);
   if (nul >= 0) {
@@ -48,29 +90,50 @@ constexpr char kDisarm = 'd';
     n = read(3, &c, 1);
   } while (n < 0 && errno == EINTR);
   if (n == 1 && c == kDisarm) _exit(0);
-  // blaude is gone: give the recorder its terminal back the way it left it, then wake it up.
-  while (tcsetattr(4, TCSANOW, &modes) != 0 && errno == EINTR) {
+  // blaude is gone. First the child's modes off (before the termios, as blaude itself does),
+  // then the shell's descriptors as they were, then the terminal's own modes.
+  if (plan.reset_fd >= 0 && !plan.reset.empty()) write_bounded(kResetFd, plan.reset);
+  for (int k = 0; k < 2; ++k)
+    if (plan.shared[k].fd >= 0) fcntl(kSharedFd + k, F_SETFL, plan.shared[k].flags);
+  if (plan.modes_fd >= 0) {
+    while (tcsetattr(kModesFd, TCSANOW, &plan.modes) != 0 && errno == EINTR) {
+    }
   }
-  if (recorder > 0) {
-    kill(recorder, SIGCONT);
-    kill(recorder, SIGWINCH);  // the window may have changed while it was stopped
+  // The shell learns of blaude's death at the same time as the watchdog: it may have printed its
+  // prompt on the child's alternate screen, which the reset just left. A resize notice makes a
+  // line editor (readline, zle) draw its prompt again, on the screen the user now sees.
+  if (plan.reset_fd >= 0 && plan.modes_fd >= 0) {
+    pid_t fg = tcgetpgrp(kModesFd);
+    if (fg > 0) kill(-fg, SIGWINCH);
+  }
+  if (plan.recorder > 0) {
+    kill(plan.recorder, SIGCONT);
+    kill(plan.recorder, SIGWINCH);  // the window may have changed while it was stopped
   }
   _exit(0);
 }
 
 }  // namespace
 
-bool Watchdog::start(pid_t recorder, int tty, const termios& modes) {
+bool Watchdog::start(const WatchdogPlan& plan) {
   if (pid_ > 0) return true;
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) return false;
   UniqueFd rd(p[0]), wr(p[1]);
   pid_t pid = fork();
   if (pid < 0) return false;
-  if (pid == 0) watchdog_main(rd.get(), tty, recorder, modes);
+  if (pid == 0) watchdog_main(rd.get(), plan);
   pid_ = pid;
   write_end_ = std::move(wr);
   return true;
+}
+
+bool Watchdog::start(pid_t recorder, int tty, const termios& modes) {
+  WatchdogPlan plan;
+  plan.recorder = recorder;
+  plan.modes_fd = tty;
+  plan.modes = modes;
+  return start(plan);
 }
 
 void Watchdog::disarm() {

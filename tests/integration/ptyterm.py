@@ -7,6 +7,10 @@ plays the terminal side (raw, so bytes arrive exactly as written).
                                         the direct child), then read the rest; prints JSON
   ptyterm.py flood-input MIB -- CMD...  write MIB of input to a child that never reads it,
                                         sampling the child's RSS; prints JSON
+  ptyterm.py capture-kill OUT MARKER SIG -- CMD...
+                                        read into OUT; once MARKER has arrived, send signal SIG
+                                        (a name: KILL, TERM, ...) to the direct child, then read
+                                        the rest until every writer is gone; print the exit code
 """
 import json
 import os
@@ -123,6 +127,31 @@ def flood_input(mib, cmd):
     print(json.dumps({"rss_kib": samples, "sent": sent, "code": status_code(st)}))
 
 
+def capture_kill(out, marker, sig, cmd):
+    pid, fd = spawn(cmd)
+    got = bytearray()
+    sent = False
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        r, _, _ = select.select([fd], [], [], 1.0)
+        if not r:
+            continue
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        got.extend(data)
+        if not sent and marker.encode() in got:
+            os.kill(pid, getattr(signal, "SIG" + sig))
+            sent = True
+    with open(out, "wb") as f:
+        f.write(bytes(got))
+    _, st = os.waitpid(pid, 0)
+    print(status_code(st))
+
+
 def main():
     args = sys.argv[1:]
     sep = args.index("--")
@@ -133,6 +162,8 @@ def main():
         stall(float(opts[0]), cmd)
     elif mode == "flood-input":
         flood_input(int(opts[0]), cmd)
+    elif mode == "capture-kill":
+        capture_kill(opts[0], opts[1], opts[2], cmd)
     else:
         sys.exit(f"unknown mode {mode}")
 
