@@ -65,12 +65,15 @@ int lift(int fd) {
   // Keep exactly the pipe and the plan's descriptors; everything else goes, above all blaude's
   // stdio, which may be a recorder's pty slave. Every descriptor is first copied above 100, so
   // that placing one cannot overwrite another.
-  const int from[5] = {lift(rd), lift(plan.modes_fd), lift(plan.reset_fd),
+  // The reset usually goes to the descriptor whose modes are restored: one copy serves both.
+  const bool reset_is_modes = plan.reset_fd >= 0 && plan.reset_fd == plan.modes_fd;
+  const int from[5] = {lift(rd), lift(plan.modes_fd), reset_is_modes ? -1 : lift(plan.reset_fd),
                        lift(plan.shared[0].fd), lift(plan.shared[1].fd)};
   const int slot[5] = {3, kModesFd, kResetFd, kSharedFd, kSharedFd + 1};
   for (int k = 0; k < 5; ++k) {
     if (from[k] == -2 || (k == 0 && from[k] < 0)) _exit(1);
-    if (from[k] >= 0 && dup2(from[k], slot[k]) != slot[k]) _exit(1);
+    if (from[k] < 0) close(slot[k]);  // unused: whatever blaude had there must not stay open
+    else if (dup2(from[k], slot[k]) != slot[k]) _exit(1);
   }
   if (syscall(SYS_close_range, static_cast<unsigned>(kFirstFree), ~0U, 0U) != 0) {
     long max = sysconf(_SC_OPEN_MAX);
@@ -92,7 +95,8 @@ int lift(int fd) {
   if (n == 1 && c == kDisarm) _exit(0);
   // blaude is gone. First the child's modes off (before the termios, as blaude itself does),
   // then the shell's descriptors as they were, then the terminal's own modes.
-  if (plan.reset_fd >= 0 && !plan.reset.empty()) write_bounded(kResetFd, plan.reset);
+  if (plan.reset_fd >= 0 && !plan.reset.empty())
+    write_bounded(reset_is_modes ? kModesFd : kResetFd, plan.reset);
   for (int k = 0; k < 2; ++k)
     if (plan.shared[k].fd >= 0) fcntl(kSharedFd + k, F_SETFL, plan.shared[k].flags);
   if (plan.modes_fd >= 0) {

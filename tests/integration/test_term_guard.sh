@@ -71,6 +71,12 @@ run_signal() {
   local bp="" wd=""
   wait_until eval 'bp=$(blaude_pid); [ -n "$bp" ]' || true
   wd=$(watchdog_of "$bp")
+  if [ "$sig" = KILL ]; then
+    # It must hold only what it needs: null x3, its pipe, the terminal (here one description
+    # serves the modes and the reset). A stray copy of another pipe's write end would keep
+    # another watchdog (a paused recorder's) waiting forever.
+    check_eq "the watchdog holds exactly 5 descriptors" 5 "$(ls "/proc/$wd/fd" 2>/dev/null | wc -l)"
+  fi
   [ "$target" = blaude ] && kill -"$sig" "$bp"
   wait_until gone "$bp" || fail "$name: blaude did not end"
   # After a crash or SIGKILL the watchdog writes the safe reset: wait for it to finish first.
