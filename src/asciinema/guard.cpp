@@ -13,6 +13,7 @@
 
 #include "asciinema/detect.hpp"
 #include "asciinema/snapshot.hpp"
+#include "term/emit.hpp"
 
 namespace blaude::asciinema {
 
@@ -121,13 +122,26 @@ void Guard::on_suspend(bool suspended) {
   }
 }
 
+// If blaude is SIGKILLed while the recorder is paused: the child's modes off on the real
+// terminal (the watchdog does not know which were on), the recorder's modes back, the recorder
+// continued: in that order, so that nothing it draws lands on a screen the reset then leaves.
+pty::WatchdogPlan Guard::pause_plan() const {
+  pty::WatchdogPlan p;
+  p.recorder = recorder_;
+  p.modes_fd = tty_.get();
+  p.modes = rec_modes_;
+  p.reset_fd = tty_.get();
+  p.reset = term::kSafeReset;
+  return p;
+}
+
 std::optional<pty::Endpoint> Guard::endpoint() {
   mode_ = examine();
   if (mode_ == Mode::Pause) {
     // The watchdog exists before anything changes, so there is no moment at which a SIGKILL of
     // blaude could leave the recorder stopped.
     if (tcgetattr(tty_.get(), &rec_modes_) != 0 ||
-        !watchdog_.start(recorder_, tty_.get(), rec_modes_)) {
+        !watchdog_.start(pause_plan())) {
       spdlog::warn("asciinema: cannot set up the watchdog ({}); muting instead",
                    std::strerror(errno));
       mode_ = Mode::Mute;
@@ -145,6 +159,7 @@ std::optional<pty::Endpoint> Guard::endpoint() {
     ep.poll_size_ms = kPollSizeMs;  // SIGWINCH goes to the stopped recorder's group
     ep.modes_fd = 0;
     ep.on_suspend = [this](bool s) { on_suspend(s); };
+    ep.owner_resets = true;
     if (ep.in_fd >= 0) return ep;
     resume();
     watchdog_.disarm();

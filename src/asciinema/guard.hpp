@@ -42,6 +42,7 @@ public:
 
 private:
   bool stop();
+  pty::WatchdogPlan pause_plan() const;
   void on_suspend(bool suspended);
   Mode examine();
 

@@ -103,6 +103,7 @@ private:
   std::vector<char> read_buf_;
   std::unique_ptr<OutputFilter> filter_;
   bool filter_observes_ = false;  // the filter feeds the tracker itself
+  bool shared_logged_ = false;
   SignalPipe& sigs_;
 
   bool master_eof_ = false;
@@ -151,6 +152,12 @@ void Session::share_flags(bool active) {
   bool in_shared = !t.owned_in && t.in_fd >= 0;
   bool out_shared = !t.owned_out && !(t.owned_in && t.out_fd == t.in_fd) && t.out_fd >= 0;
   if (active) {
+    if ((in_shared || out_shared) && !shared_logged_) {
+      shared_logged_ = true;
+      spdlog::warn("terminal: cannot reopen the terminal privately (it belongs to another user?); "
+                   "O_NONBLOCK is set on the descriptors shared with the shell while the session "
+                   "runs, and put back on every way out (by the watchdog after a SIGKILL)");
+    }
     if (in_shared) in_saved_flags_ = set_nonblocking(t.in_fd, true);
     if (out_shared && t.out_fd != t.in_fd) out_saved_flags_ = set_nonblocking(t.out_fd, true);
   } else {

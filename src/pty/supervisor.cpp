@@ -129,7 +129,7 @@ int run_pty(const std::string& path, const Command& cmd, const SuperviseOptions&
   // While the child execs (the other core), set up our side; check its exec afterwards.
   // SIGKILL of blaude cannot be caught: a watchdog puts the modes back if it never hears from us.
   Watchdog watchdog;
-  watchdog.start(watchdog_plan(*ep, modes, opts.guard_terminal));
+  watchdog.start(watchdog_plan(*ep, modes, opts.guard_terminal && !ep->owner_resets));
   modes.make_raw();
   install_crash_restore(&modes, opts.guard_terminal ? ep->out_fd : -1);
   if (int err = await_exec(c)) {

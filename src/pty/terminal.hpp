@@ -25,6 +25,10 @@ struct Endpoint {
   // Called with true just before blaude stops itself (Ctrl-Z / SIGTSTP) and with false once it
   // is continued, so that a paused recorder can run while blaude is stopped.
   std::function<void(bool suspended)> on_suspend;
+  // The endpoint's owner has a watchdog of its own that writes the safe reset to out_fd if
+  // blaude is SIGKILLed, before it lets anything else draw there (a paused recorder): the
+  // session's watchdog must not write it again after that.
+  bool owner_resets = false;
   UniqueFd owned_in;   // descriptors opened for this endpoint, closed with it
   UniqueFd owned_out;
 };

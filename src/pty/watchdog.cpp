@@ -103,13 +103,6 @@ int lift(int fd) {
     while (tcsetattr(kModesFd, TCSANOW, &plan.modes) != 0 && errno == EINTR) {
     }
   }
-  // The shell learns of blaude's death at the same time as the watchdog: it may have printed its
-  // prompt on the child's alternate screen, which the reset just left. A resize notice makes a
-  // line editor (readline, zle) draw its prompt again, on the screen the user now sees.
-  if (plan.reset_fd >= 0 && plan.modes_fd >= 0) {
-    pid_t fg = tcgetpgrp(kModesFd);
-    if (fg > 0) kill(-fg, SIGWINCH);
-  }
   if (plan.recorder > 0) {
     kill(plan.recorder, SIGCONT);
     kill(plan.recorder, SIGWINCH);  // the window may have changed while it was stopped

@@ -44,6 +44,18 @@ check "split: CLIPBOARD holds the whole text" clip_wait clipboard 'split across 
 check "split: no part of the sequence reached the terminal" raw_lacks split "$E]52;"
 check "split: the text around it did" screen_has split AB
 
+# 4b. Only the opening `ESC ] 5` in the first write, the rest 200 ms later (issue 14): the
+# prefix is held until the next byte, however long that takes, so the sequence is still copied.
+cat >"$T_DIR/late.sh" <<SH
+printf 'A\033]5'
+sleep 0.2
+printf '2;c;%s\007B\nSTEP-DONE\n' '$(b64 'prefix held 200 ms')'
+SH
+step late "${X[@]}" -- --no-sandbox --exec sh "$T_DIR/late.sh"
+check "late: CLIPBOARD holds the text" clip_wait clipboard 'prefix held 200 ms'
+check "late: no part of the sequence reached the terminal" raw_lacks late "$E]5"
+check "late: the text around it did" screen_has late AB
+
 # 5. Tmux passthrough wrapping (what Claude Code prints when TMUX is set).
 printf '\ePtmux;\e\e]52;c;%s\a\e\\STEP-DONE\n' "$(b64 'via tmux wrap')" >"$T_DIR/wrap.in"
 step wrap "${X[@]}" -- "${run[@]}" "$T_DIR/wrap.in"
@@ -128,5 +140,24 @@ check "no DISPLAY: the sequence passes unchanged" raw_has no_display "A${seq}B"
 check "no DISPLAY: no message on the terminal about a missing tool" \
   eval '! screen_of no_display | grep -qi clipboard'
 check_eq "interception off: CLIPBOARD unchanged" sentinel-b64 "$(clip_get clipboard)"
+
+# 12. Interception off, read requests: they never reach the terminal, whatever the backend
+# (tmux with set-clipboard on answers them with its paste buffer, the user's copies).
+tm set-option -g set-clipboard on
+tm set-buffer "paste-buffer-secret"
+step q_nodisplay -u DISPLAY -- --no-sandbox --exec sh "$T_DIR/query.sh"
+check "no DISPLAY: no reply reached the child" screen_has q_nodisplay 'reply[]'
+check "no DISPLAY: the read request did not reach the terminal" raw_lacks q_nodisplay "$E]52;"
+step q_flag "${X[@]}" -- --no-clipboard --no-sandbox --exec sh "$T_DIR/query.sh"
+check "--no-clipboard: no reply reached the child" screen_has q_flag 'reply[]'
+check "--no-clipboard: the read request did not reach the terminal" raw_lacks q_flag "$E]52;"
+# Control: the same child run directly: tmux answers ("ESC ] 52 ;" + the buffer in base64).
+: >"$T_DIR/q_direct.raw"
+tm new-window -d -n q_direct "sh $T_DIR/query.sh; sleep 60"
+tm pipe-pane -t t:q_direct -o "cat >> $T_DIR/q_direct.raw"
+wait_secs 20 screen_has q_direct 'STEP-DONE' || true
+check "control: run directly, the request reaches tmux" raw_has q_direct "$E]52;c;?"
+check "control: ... and tmux's answer reaches the child" screen_has q_direct 'reply[1b5d3532'
+tm set-option -g set-clipboard external
 
 finish

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The real Claude Code (npm @anthropic-ai/claude-code) under blaude in its real bubblewrap
+# sandbox, in tmux, as uid 65534: SIGKILL of blaude while claude's TUI is up leaves the pane as
+# it was before blaude started (tmux's view of its modes), because the watchdog writes the safe
+# reset. Control: claude run directly in the same pane and SIGKILLed leaves the pane changed.
+. "$(dirname "$0")/lib.sh"
+
+need_sandbox
+CLAUDE_BIN=$("$BLAUDE_SRC/scripts/install-test-claude.sh") || missing "Claude Code (scripts/install-test-claude.sh failed)"
+CLAUDE_DIR=$(dirname "$CLAUDE_BIN")
+USER_PATH="$CLAUDE_DIR:/usr/local/bin:/usr/bin:/bin"
+log "claude: $(as_nobody env HOME="$T_DIR" "$CLAUDE_BIN" --version 2>/dev/null)"
+
+mkdir -p "$T_DIR/home" "$T_DIR/proj" "$T_DIR/homed" "$T_DIR/projd" "$T_DIR/state"
+# Both start at the welcome screen: onboarding done, the project trusted (blaude writes the
+# onboarding flags itself; inside, the project is /workspaces/proj).
+printf '{"projects": {"/workspaces/proj": {"hasTrustDialogAccepted": true}}, "numStartups": 5}\n' \
+  >"$T_DIR/home/.claude.json"
+printf '{"hasCompletedOnboarding": true, "bypassPermissionsModeAccepted": true, "projects": {"%s": {"hasTrustDialogAccepted": true}}}\n' \
+  "$T_DIR/projd" >"$T_DIR/homed/.claude.json"
+chown -R 65534:65534 "$T_DIR/home" "$T_DIR/proj" "$T_DIR/homed" "$T_DIR/projd" "$T_DIR/state"
+
+# The user's shell in the pane, as uid 65534.
+tm -f /dev/null new-session -d -s t -x 120 -y 40 \
+  "env -i HOME=$T_DIR/home TERM=xterm-256color LANG=C.UTF-8 PATH=$USER_PATH XDG_STATE_HOME=$T_DIR/state PS1='$ ' \
+   setpriv --reuid=65534 --regid=65534 --clear-groups bash --norc --noprofile -i"
+tm set-option -t t remain-on-exit on >/dev/null
+tm set-option -g status off >/dev/null
+tm_wait '^\$ $' 20 >/dev/null
+F='#{alternate_on} #{mouse_any_flag} #{cursor_flag} #{keypad_cursor_flag} #{keypad_flag} #{mouse_sgr_flag} #{insert_flag} #{wrap_flag} #{origin_flag}'
+flags() { tm display-message -p -t t "$F"; }
+n=0
+sync() { n=$((n+1)); tm_run "echo SYNC$n"; tm_wait "^SYNC$n\$" 30 >/dev/null; }
+gone() { [ ! -e "/proc/$1" ] || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
+welcome() { tm_wait 'bypass permissions on' 90 >/dev/null; }
+BEFORE=$(flags)
+log "pane before: $BEFORE"
+
+# --- control: claude directly ---------------------------------------------------------------
+tm_run "cd $T_DIR/projd && HOME=$T_DIR/homed claude --dangerously-skip-permissions"
+check "control: claude's welcome screen renders" welcome
+DURING=$(flags)
+log "pane with claude's TUI up: $DURING"
+check "control: claude's TUI changes the pane's modes" test "$DURING" != "$BEFORE"
+c=$(pgrep -P "$(tm_pane_pid)" | head -n1)
+kill -KILL "$c"
+wait_until gone "$c" || fail "control: claude did not die"
+tm send-keys -t t C-u
+sync
+LEFT=$(flags)
+log "pane after claude was SIGKILLed: $LEFT"
+check "control: SIGKILLed directly, claude leaves the pane changed" test "$LEFT" != "$BEFORE"
+# Put the pane back by hand (the same reset the watchdog writes).
+tm_run "printf '\\030\\033\\\\\\033[?2026l\\033[<64u\\033[?1049l\\033[<64u\\033[=0;1u\\033[>4;0m\\033[?1000l\\033[?1002l\\033[?1003l\\033[?1006l\\033[?1004l\\033[?2004l\\033[?1l\\033>\\033[?25h\\033[0m'; cd $T_DIR/proj"
+sync
+check_eq "pane reset by hand" "$BEFORE" "$(flags)"
+# Claude draws on the main screen: clear it and the history so that its old screen cannot be
+# mistaken for the next one.
+tm_run "clear"
+sync
+tm clear-history -t t
+
+# --- claude under blaude, SIGKILL of blaude -----------------------------------------------------
+tm_run "$BLAUDE"
+check "under blaude: claude's welcome screen renders" welcome
+DURING_B=$(flags)
+log "pane with claude's TUI up under blaude: $DURING_B"
+check "under blaude: claude's TUI changes the pane's modes too" test "$DURING_B" != "$BEFORE"
+bp=$(pgrep -P "$(tm_pane_pid)" | head -n1)
+BLAUDE_EXE=$(readlink -f "$BLAUDE")
+wd=""
+for c in $(pgrep -P "$bp"); do
+  [ "$(readlink "/proc/$c/exe" 2>/dev/null)" = "$BLAUDE_EXE" ] && wd=$c
+done
+check "blaude has its watchdog" test -n "$wd"
+kill -KILL "$bp"
+wait_until gone "$bp" || fail "blaude did not die"
+[ -n "$wd" ] && { wait_until gone "$wd" || fail "the watchdog did not finish"; }
+tm send-keys -t t C-u
+sync
+AFTER=$(flags)
+log "pane after blaude was SIGKILLed: $AFTER"
+check_eq "SIGKILL of blaude with claude's TUI up: the pane is as before blaude" "$BEFORE" "$AFTER"
+
+finish
