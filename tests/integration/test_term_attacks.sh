@@ -88,7 +88,7 @@ tm_run "$AS python3 fg.py direct; echo END-fg-direct"
 tm_wait '^STOPPING-direct' 60 >/dev/null || fail "the direct run of fg.py did not start"
 tm send-keys -t t C-c
 check "control: run directly, Ctrl-C does nothing to the stopped group (3 s)" \
-  not tm_wait '^GOT-INT-direct' 3
+  not tm_wait 'GOT-INT-direct' 3
 pkill -KILL -f "python3 fg.py" || true
 tm_wait '^END-fg-direct' 10 >/dev/null || true
 sync
@@ -96,7 +96,7 @@ sync
 tm_run "$AS $BLAUDE --exec python3 fg.py blaude; echo END-fg=\$?"
 tm_wait '^STOPPING-blaude' 120 >/dev/null || fail "fg.py did not start under blaude"
 tm send-keys -t t C-c
-check "under blaude: Ctrl-C continues the stopped group and reaches it" tm_wait '^GOT-INT-blaude' 30
+check "under blaude: Ctrl-C continues the stopped group and reaches it" tm_wait 'GOT-INT-blaude' 30
 check "... the child sees it end" tm_wait '^CHILD-STATUS-blaude 5' 30
 check "... the log says so" grep -q "foreground process group .* is stopped; continuing it" "$LOG"
 sync
