@@ -30,7 +30,8 @@ tm_wait '^\$ $' 20 >/dev/null
 F='#{alternate_on} #{mouse_any_flag} #{cursor_flag} #{keypad_cursor_flag} #{keypad_flag} #{mouse_sgr_flag} #{insert_flag} #{wrap_flag} #{origin_flag}'
 flags() { tm display-message -p -t t "$F"; }
 n=0
-sync() { n=$((n+1)); tm_run "echo SYNC$n"; tm_wait "^SYNC$n\$" 30 >/dev/null; }
+# (unanchored: after claude dies, the line may hold what its screen had there)
+sync() { n=$((n+1)); tm_run "echo SYNC$n"; tm_wait "SYNC$n\$" 30 >/dev/null || tm_wait "^SYNC$n" 5 >/dev/null; }
 gone() { [ ! -e "/proc/$1" ] || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
 welcome() { tm_wait 'bypass permissions on' 90 >/dev/null; }
 BEFORE=$(flags)
