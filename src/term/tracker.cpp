@@ -95,6 +95,20 @@ size_t Tracker::step_ground(std::string_view in, size_t i) {
   return in.size();
 }
 
+// Whether a CSI with this marker, intermediate and final byte changes anything tracked. Most
+// of a TUI's sequences (cursor moves, erases) do not: their parameters need not be read.
+bool tracked_csi(char prefix, uint8_t interm_len, char interm, unsigned char f) {
+  if (interm_len > 1) return false;
+  if (interm_len == 1) return !prefix && ((interm == ' ' && f == 'q') || (interm == '!' && f == 'p'));
+  switch (prefix) {
+    case 0: return f == 'h' || f == 'l' || f == 'm' || f == 'r' || f == 's' || f == 'u' || f == 't';
+    case '?': return f == 'h' || f == 'l' || f == 's' || f == 'r';
+    case '>': return f == 'u' || f == 'm' || f == 'n';
+    case '<': case '=': return f == 'u';
+    default: return false;
+  }
+}
+
 // The common case, a whole `ESC [ ... final` inside this read with nothing unusual in it, in
 // one pass. Returns the index after it, or 0 to let the state machine take it byte by byte.
 size_t Tracker::whole_csi(std::string_view in, size_t i) {
@@ -103,28 +117,33 @@ size_t Tracker::whole_csi(std::string_view in, size_t i) {
   size_t j = i + 1;
   char prefix = 0;
   if (j < n && in[j] >= '<' && in[j] <= '?') prefix = in[j++];
+  const size_t params = j;
+  while (j < n && in[j] >= '0' && in[j] <= ';') ++j;  // digits, ':' and ';'
+  const size_t params_end = j;
+  uint8_t ilen = 0;
+  char interm = 0;
+  while (j < n && in[j] >= 0x20 && in[j] <= 0x2f) interm = in[j++], ++ilen;
+  if (j >= n || in[j] < 0x40 || in[j] > 0x7e) return 0;
+  const unsigned char f = static_cast<unsigned char>(in[j]);
+  if (!tracked_csi(prefix, ilen, interm, f)) return j + 1;
   params_.clear();
   uint32_t cur = Params::kNone;
-  bool any = false, colon = false;
-  for (; j < n; ++j) {
-    unsigned c = static_cast<unsigned char>(in[j]) - '0';
+  bool colon = false;
+  for (size_t k = params; k < params_end; ++k) {
+    unsigned c = static_cast<unsigned char>(in[k]) - '0';
     if (c <= 9u) {
       cur = cur == Params::kNone ? c : std::min<uint32_t>(cur * 10 + c, Params::kCap);
-    } else if (c == ';' - '0' || c == ':' - '0') {
+    } else {
       params_.add(cur, colon);
       colon = c == ':' - '0';
       cur = Params::kNone;
-    } else {
-      break;
     }
-    any = true;
   }
-  if (any) params_.add(cur, colon);
-  interm_len_ = 0;
-  while (j < n && in[j] >= 0x20 && in[j] <= 0x2f) add_interm(static_cast<unsigned char>(in[j++]));
-  if (j >= n || in[j] < 0x40 || in[j] > 0x7e) return 0;
+  if (params_end > params) params_.add(cur, colon);
   prefix_ = prefix;
-  csi_dispatch(static_cast<unsigned char>(in[j]));
+  interm_len_ = ilen > 2 ? 3 : ilen;
+  interm_[0] = interm;
+  csi_dispatch(f);
   return j + 1;
 }
 
