@@ -19,11 +19,18 @@ TEST_CASE("next_candidate: what opens ours, and what is decided as plain text") 
   CHECK(next_candidate("ab\x1b]", 0) == 2);    // ']' needs the next byte
   CHECK(next_candidate("ab\x1b[", 0) == 4);    // '[' decides: CSI
   CHECK(next_candidate("\x1b]52;", 1) == 5);   // from an offset
+  // Controls a terminal skips inside an opening keep it open: `ESC ] ^A 5 2` is an OSC 52.
+  CHECK(next_candidate("a\x1b\x01]52;", 0) == 1);
+  CHECK(next_candidate("a\x1b\x7f]52;", 0) == 1);
+  CHECK(next_candidate("a\x1b]\x01" "52;", 0) == 1);
+  CHECK(next_candidate("a\x1bP\x7ftmux;", 0) == 1);
+  CHECK(next_candidate("a\x1b]\x7f" "52;", 0) == 7);  // DEL after `ESC ]` is OSC text
+  CHECK(next_candidate("a\x1b]0;t\x07", 0) == 7);      // OSC 0 title: plain text here
 }
 
 TEST_CASE("next_candidate agrees with the reference on random streams") {
   std::mt19937 rng(7);
-  const std::string dense = "\x1b\x1b\x1b\x1b[[]]]55P2tm;x";
+  const std::string dense = std::string("\x1b\x1b\x1b\x1b[[]]]55P2tm;x\x01\x07\x7f\x18") + '\0';
   const std::string sparse = "abcdefghijklmnopqrstuvwxyz \x1b[]5Pt";
   for (int round = 0; round < 20000; ++round) {
     const std::string& alpha = round % 2 ? dense : sparse;
