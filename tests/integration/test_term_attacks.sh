@@ -76,7 +76,7 @@ if pid == 0:
     os.tcsetpgrp(0, os.getpgrp())
     tag = sys.argv[1]
     signal.signal(signal.SIGINT, lambda *a: (print("GOT-INT-" + tag, flush=True), os._exit(5)))
-    print("STOPPING-" + tag, flush=True)
+    print("STOPPING-%s pid=%d" % (tag, os.getpid()), flush=True)
     os.kill(0, signal.SIGSTOP)
     time.sleep(30)
     os._exit(0)
@@ -89,7 +89,9 @@ tm_wait '^STOPPING-direct' 60 >/dev/null || fail "the direct run of fg.py did no
 tm send-keys -t t C-c
 check "control: run directly, Ctrl-C does nothing to the stopped group (3 s)" \
   not tm_wait 'GOT-INT-direct' 3
-pkill -KILL -f "python3 fg.py" || true
+gpid=$(tm_screen | sed -n 's/^STOPPING-direct pid=\([0-9]*\)$/\1/p' | tail -n1)
+[ -n "$gpid" ] || fail "no pid from the direct run of fg.py"
+kill -KILL "$gpid"
 tm_wait '^END-fg-direct' 10 >/dev/null || true
 sync
 : >"$LOG"
