@@ -153,8 +153,10 @@ check "--no-clipboard: no reply reached the child" screen_has q_flag 'reply[]'
 check "--no-clipboard: the read request did not reach the terminal" raw_lacks q_flag "$E]52;"
 # Control: the same child run directly: tmux answers ("ESC ] 52 ;" + the buffer in base64).
 : >"$T_DIR/q_direct.raw"
-tm new-window -d -n q_direct "sh $T_DIR/query.sh; sleep 60"
+# (it starts on Enter, once the pane's output goes to the file, as step_start does)
+tm new-window -d -n q_direct "read -r go; sh $T_DIR/query.sh; sleep 60"
 tm pipe-pane -t t:q_direct -o "cat >> $T_DIR/q_direct.raw"
+tm send-keys -t t:q_direct Enter
 wait_secs 20 screen_has q_direct 'STEP-DONE' || true
 check "control: run directly, the request reaches tmux" raw_has q_direct "$E]52;c;?"
 check "control: ... and tmux's answer reaches the child" screen_has q_direct 'reply[1b5d3532'

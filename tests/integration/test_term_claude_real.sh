@@ -33,6 +33,7 @@ n=0
 # (unanchored: after claude dies, the line may hold what its screen had there)
 sync() { n=$((n+1)); tm_run "echo SYNC$n"; tm_wait "SYNC$n\$" 30 >/dev/null || tm_wait "^SYNC$n" 5 >/dev/null; }
 gone() { [ ! -e "/proc/$1" ] || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
+group_gone() { ! ps -eo pgid=,stat= | awk -v g="$1" '$1 == g && $2 !~ /^Z/ { f = 1 } END { exit !f }'; }
 welcome() { tm_wait 'bypass permissions on' 90 >/dev/null; }
 BEFORE=$(flags)
 log "pane before: $BEFORE"
@@ -44,8 +45,13 @@ DURING=$(flags)
 log "pane with claude's TUI up: $DURING"
 check "control: claude's TUI changes the pane's modes" test "$DURING" != "$BEFORE"
 c=$(pgrep -P "$(tm_pane_pid)" | head -n1)
+g=$(ps -o pgid= -p "$c" | tr -d ' ')
 kill -KILL "$c"
 wait_until gone "$c" || fail "control: claude did not die"
+# Keys typed before the shell has the terminal back, or while a child claude left behind still
+# runs in its process group, may never reach the shell: wait for both first.
+wait_until group_gone "$g" || fail "control: claude's process group did not end"
+tm_wait 'Killed' 30 >/dev/null || fail "control: the shell did not report claude killed"
 tm send-keys -t t C-u
 sync
 LEFT=$(flags)
