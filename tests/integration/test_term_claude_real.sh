@@ -35,6 +35,21 @@ sync() { n=$((n+1)); tm_run "echo SYNC$n"; tm_wait "SYNC$n\$" 30 >/dev/null || t
 gone() { [ ! -e "/proc/$1" ] || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
 group_gone() { ! ps -eo pgid=,stat= | awk -v g="$1" '$1 == g && $2 !~ /^Z/ { f = 1 } END { exit !f }'; }
 welcome() { tm_wait 'bypass permissions on' 90 >/dev/null; }
+# only_shell_reads: no process but the pane's shell holds the pane's terminal open. A helper claude
+# started in its own session keeps a copy of the tty without job control over it, so after claude
+# dies it can still read (eat) the keys typed for the shell until it exits.
+PANE_TTY=$(tm display-message -p -t t '#{pane_tty}')
+only_shell_reads() {
+  local sh p f
+  sh=$(tm_pane_pid)
+  for p in /proc/[0-9]*; do
+    [ "${p#/proc/}" = "$sh" ] && continue
+    for f in "$p"/fd/*; do
+      [ "$(readlink "$f" 2>/dev/null)" = "$PANE_TTY" ] && return 1
+    done
+  done
+  return 0
+}
 BEFORE=$(flags)
 log "pane before: $BEFORE"
 
@@ -52,6 +67,7 @@ wait_until gone "$c" || fail "control: claude did not die"
 # runs in its process group, may never reach the shell: wait for both first.
 wait_until group_gone "$g" || fail "control: claude's process group did not end"
 tm_wait 'Killed' 30 >/dev/null || fail "control: the shell did not report claude killed"
+wait_until only_shell_reads || fail "control: a process claude left behind still holds the pane's terminal"
 tm send-keys -t t C-u
 sync
 LEFT=$(flags)
@@ -83,6 +99,7 @@ check "blaude has its watchdog" test -n "$wd"
 kill -KILL "$bp"
 wait_until gone "$bp" || fail "blaude did not die"
 [ -n "$wd" ] && { wait_until gone "$wd" || fail "the watchdog did not finish"; }
+wait_until only_shell_reads || fail "a process blaude left behind still holds the pane's terminal"
 tm send-keys -t t C-u
 sync
 AFTER=$(flags)
