@@ -229,6 +229,7 @@ const char* status_text(int s) {
     case 200: return "Connection established";
     case 400: return "Bad Request";
     case 403: return "Forbidden";
+    case 408: return "Request Timeout";
     case 421: return "Misdirected Request";
     case 431: return "Request Header Fields Too Large";
     case 502: return "Bad Gateway";

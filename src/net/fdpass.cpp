@@ -1,0 +1,73 @@
+#include "net/fdpass.hpp"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace blaude::net {
+
+int send_connection(int sock, uint16_t port, int fd) {
+  unsigned char payload[2] = {uint8_t(port >> 8), uint8_t(port & 0xff)};
+  iovec iov{payload, sizeof payload};
+  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
+  msghdr m{};
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  m.msg_control = ctl;
+  m.msg_controllen = sizeof ctl;
+  cmsghdr* c = CMSG_FIRSTHDR(&m);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  for (;;) {
+    ssize_t n = ::sendmsg(sock, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n == ssize_t(sizeof payload)) return 0;
+    if (n < 0 && errno == EINTR) continue;
+    return n < 0 ? -errno : -EIO;
+  }
+}
+
+Received receive_connection(int sock) {
+  Received r;
+  unsigned char payload[2];
+  iovec iov{payload, sizeof payload};
+  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int) * 4)] = {};
+  msghdr m{};
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  m.msg_control = ctl;
+  m.msg_controllen = sizeof ctl;
+  ssize_t n;
+  do n = ::recvmsg(sock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  if (n < 0) {
+    r.err = -errno;
+    return r;
+  }
+  if (n == 0) {
+    r.eof = true;
+    return r;
+  }
+  // Every descriptor that arrived is owned here, so none leaks whatever the message held.
+  int fds[4];
+  size_t nfds = 0;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t i = 0; i < k && nfds < 4; ++i) std::memcpy(&fds[nfds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+  }
+  bool ok = n == 2 && nfds == 1 && !(m.msg_flags & (MSG_TRUNC | MSG_CTRUNC));
+  for (size_t i = 0; i < nfds; ++i) {
+    UniqueFd f(fds[i]);
+    struct stat st{};
+    if (ok && i == 0 && ::fstat(f.get(), &st) == 0 && S_ISSOCK(st.st_mode)) r.fd = std::move(f);
+  }
+  r.port = uint16_t(payload[0] << 8 | payload[1]);
+  if (!r.fd) r.err = -EPROTO;
+  return r;
+}
+
+}  // namespace blaude::net

@@ -1,0 +1,78 @@
+// The host side of proxy mode: listens on a unix socket (bind-mounted into the sandbox), speaks
+// HTTP (absolute-URI and CONNECT) and SOCKS5 on the same socket, takes the decision from
+// decision.hpp, resolves names on the host (uv_getaddrinfo, async) and connects with
+// uv_tcp_connect, then only moves bytes (splice.hpp). Every decision goes to the log; refusals
+// are tallied for the line after the session.
+// Bounded: at most `max_connections` at once (more are closed on accept), a request head of at
+// most `max_head` bytes, and timers only while a connection is being set up (head, DNS,
+// connect, the short drain after a refusal). An idle proxy has no timer and no poll running.
+#pragma once
+#include <uv.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <memory>
+#include <string>
+
+#include "net/decision.hpp"
+#include "net/http_head.hpp"
+#include "net/refusals.hpp"
+#include "net/splice.hpp"
+
+namespace blaude::net {
+
+struct ProxyLimits {
+  size_t max_connections = 256;
+  size_t max_head = 64 * 1024;
+  uint64_t head_timeout_ms = 10'000;     // from accept to a complete request
+  uint64_t resolve_timeout_ms = 10'000;
+  uint64_t connect_timeout_ms = 10'000;  // per address tried
+  uint64_t linger_ms = 2'000;            // after a refusal: let the client read it, then close
+  size_t chunk = 64 * 1024;              // the shared read buffer
+};
+
+struct ProxyStats {
+  size_t accepted = 0, over_limit = 0, allowed = 0, refused = 0, failed = 0;
+};
+
+class ProxyConn;
+
+class Proxy {
+public:
+  Proxy(uv_loop_t* loop, Policy policy, ProxyLimits limits = {});
+  ~Proxy();
+  Proxy(const Proxy&) = delete;
+  Proxy& operator=(const Proxy&) = delete;
+
+  // Binds a unix socket at `path` (which must not exist) and listens. Returns a uv error code.
+  int listen_unix(const std::string& path);
+  // Stops listening and ends every connection; `done` runs once every handle is closed.
+  void close(std::function<void()> done = {});
+
+  const RefusalTally& refusals() const { return tally_; }
+  const ProxyStats& stats() const { return stats_; }
+  size_t connections() const { return conns_.size(); }
+
+private:
+  friend class ProxyConn;
+  static void on_connection(uv_stream_t* server, int status);
+  void release(ProxyConn* c);
+  void maybe_closed();
+
+  uv_loop_t* loop_;
+  Policy policy_;
+  ProxyLimits lim_;
+  HttpLimits http_lim_;
+  ReadScratch scratch_;
+  uv_pipe_t listener_{};
+  bool listening_ = false, closing_ = false, listener_closed_ = true;
+  bool limit_warned_ = false;  // one warning per episode at the connection limit
+  std::list<std::unique_ptr<ProxyConn>> conns_;
+  std::function<void()> closed_;
+  RefusalTally tally_;
+  ProxyStats stats_;
+};
+
+}  // namespace blaude::net

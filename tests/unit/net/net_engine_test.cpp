@@ -1,0 +1,326 @@
+// The proxy engine on real sockets (one libuv loop on a thread, real unix and TCP sockets, a
+// real upstream server on loopback): allowed and refused CONNECT, plain HTTP and SOCKS5, the
+// head cap, the head timeout and the connection limit.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <spdlog/sinks/null_sink.h>
+#include <spdlog/spdlog.h>
+#include <uv.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../catch.hpp"
+#include "common/unique_fd.hpp"
+#include "net/proxy.hpp"
+
+using namespace blaude;
+using namespace blaude::net;
+
+namespace {
+
+// A loop running on its own thread; `call` runs a function on it and waits.
+class LoopThread {
+public:
+  LoopThread() {
+    uv_loop_init(&loop_);
+    uv_async_init(&loop_, &async_, [](uv_async_t* a) { static_cast<LoopThread*>(a->data)->drain(); });
+    async_.data = this;
+  }
+  void start() { thread_ = std::thread([this] { uv_run(&loop_, UV_RUN_DEFAULT); }); }
+  void call(std::function<void()> f) {
+    std::atomic<bool> done{false};
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      q_.push_back([&] { f(); done = true; });
+    }
+    uv_async_send(&async_);
+    while (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  void stop() {
+    call([this] { uv_close(reinterpret_cast<uv_handle_t*>(&async_), nullptr); });
+    thread_.join();
+    uv_loop_close(&loop_);
+  }
+  uv_loop_t* loop() { return &loop_; }
+
+private:
+  void drain() {
+    std::vector<std::function<void()>> q;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      q.swap(q_);
+    }
+    for (auto& f : q) f();
+  }
+  uv_loop_t loop_{};
+  uv_async_t async_{};
+  std::thread thread_;
+  std::mutex mu_;
+  std::vector<std::function<void()>> q_;
+};
+
+// An upstream on 127.0.0.1: echoes, or answers one HTTP request with what it received.
+class Upstream {
+public:
+  explicit Upstream(bool http) : http_(http) {
+    fd_ = UniqueFd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(fd_.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0);
+    socklen_t len = sizeof sa;
+    ::getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&sa), &len);
+    port = ntohs(sa.sin_port);
+    ::listen(fd_.get(), 16);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~Upstream() {
+    ::shutdown(fd_.get(), SHUT_RDWR);
+    thread_.join();
+  }
+  uint16_t port = 0;
+  std::string last_request;
+
+private:
+  void serve() {
+    for (;;) {
+      int c = ::accept(fd_.get(), nullptr, nullptr);
+      if (c < 0) return;
+      char buf[65536];
+      std::string got;
+      for (;;) {
+        ssize_t n = ::read(c, buf, sizeof buf);
+        if (n <= 0) break;
+        if (!http_) {
+          ::write(c, buf, size_t(n));
+          continue;
+        }
+        got.append(buf, size_t(n));
+        if (got.find("\r\n\r\n") != std::string::npos) break;
+      }
+      if (http_) {
+        last_request = got;
+        std::string body = "hello from upstream";
+        std::string r = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+        ::write(c, r.data(), r.size());
+      }
+      ::close(c);
+    }
+  }
+  bool http_;
+  UniqueFd fd_;
+  std::thread thread_;
+};
+
+UniqueFd dial(const std::string& path) {
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  std::strncpy(sa.sun_path, path.c_str(), sizeof sa.sun_path - 1);
+  REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0);
+  timeval tv{5, 0};
+  ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  return fd;
+}
+
+void send_all(int fd, const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    ssize_t n = ::send(fd, s.data() + off, s.size() - off, MSG_NOSIGNAL);
+    if (n <= 0) return;
+    off += size_t(n);
+  }
+}
+
+// Reads until `until` appears, EOF, or the 5 s receive timeout.
+std::string read_until(int fd, const std::string& until = {}) {
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    if (!until.empty() && out.find(until) != std::string::npos) return out;
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) return out;
+    out.append(buf, size_t(n));
+  }
+}
+
+Policy policy(std::vector<std::string> pats) {
+  Policy p;
+  for (auto& s : pats) p.rules.push_back({std::get<Pattern>(parse_pattern(s)), Origin::CommandLine, "--allow-domain"});
+  return p;
+}
+
+struct Fixture {
+  explicit Fixture(Policy pol, ProxyLimits lim = {}) {
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("t", std::make_shared<spdlog::sinks::null_sink_mt>()));
+    dir = std::filesystem::temp_directory_path() / ("blaude-net-test-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
+    std::filesystem::create_directories(dir);
+    path = (dir / "proxy.sock").string();
+    proxy = std::make_unique<Proxy>(lt.loop(), std::move(pol), lim);
+    REQUIRE(proxy->listen_unix(path) == 0);
+    lt.start();
+  }
+  ~Fixture() {
+    lt.call([this] { proxy->close(); });
+    lt.stop();
+    std::filesystem::remove_all(dir);
+  }
+  LoopThread lt;
+  std::filesystem::path dir;
+  std::string path;
+  std::unique_ptr<Proxy> proxy;
+  static inline int n = 0;
+};
+
+}  // namespace
+
+TEST_CASE("net engine: CONNECT allowed, then bytes both ways", "[net][engine]") {
+  Upstream echo(false);
+  Fixture fx(policy({"127.0.0.1:" + std::to_string(echo.port)}));
+  UniqueFd c = dial(fx.path);
+  send_all(c.get(), "CONNECT 127.0.0.1:" + std::to_string(echo.port) + " HTTP/1.1\r\n\r\nearly");
+  // Bytes sent together with the head reach the upstream, after the proxy's answer.
+  CHECK(read_until(c.get(), "early") == "HTTP/1.1 200 Connection established\r\n\r\nearly");
+  std::string big(300000, 'x');
+  std::thread w([&] { send_all(c.get(), big); });
+  std::string back;
+  while (back.size() < big.size()) {
+    std::string part = read_until(c.get(), std::string(1, 'x'));
+    if (part.empty()) break;
+    back += part;
+  }
+  w.join();
+  CHECK(back.size() == big.size());
+  ::shutdown(c.get(), SHUT_WR);
+  CHECK(read_until(c.get()).empty());  // the half-close went through and came back as EOF
+  CHECK(fx.proxy->refusals().total() == 0);
+}
+
+TEST_CASE("net engine: refused CONNECT and HTTP get 403 naming host and flag", "[net][engine]") {
+  Fixture fx(policy({"allowed.example"}));
+  UniqueFd c = dial(fx.path);
+  send_all(c.get(), "CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n");
+  std::string r = read_until(c.get());
+  CHECK(r.starts_with("HTTP/1.1 403 Forbidden\r\n"));
+  CHECK(r.ends_with("\r\n\r\nblaude: evil.example:443 is not allowed; allow with --allow-domain evil.example:443\n"));
+  UniqueFd d = dial(fx.path);
+  send_all(d.get(), "GET http://127.0.0.1:9/ HTTP/1.1\r\n\r\n");
+  CHECK(read_until(d.get()).find("127.0.0.1:9 is not allowed") != std::string::npos);
+  UniqueFd e = dial(fx.path);
+  send_all(e.get(), "CONNECT evil.example:443 HTTP/1.1\r\n\r\n");
+  read_until(e.get());
+  CHECK(fx.proxy->refusals().summary_line() ==
+        "blaude: refused 3 connections: evil.example:443 (2), 127.0.0.1:9; allow with --allow-domain");
+}
+
+TEST_CASE("net engine: plain HTTP is forwarded in origin form with Connection: close", "[net][engine]") {
+  Upstream web(true);
+  std::string auth = "127.0.0.1:" + std::to_string(web.port);
+  Fixture fx(policy({auth}));
+  UniqueFd c = dial(fx.path);
+  send_all(c.get(), "GET http://" + auth + "/x?y HTTP/1.1\r\nHost: " + auth + "\r\nProxy-Connection: keep-alive\r\n\r\n");
+  std::string r = read_until(c.get());
+  CHECK(r.starts_with("HTTP/1.1 200 OK"));
+  CHECK(r.ends_with("hello from upstream"));
+  CHECK(web.last_request == "GET /x?y HTTP/1.1\r\nHost: " + auth + "\r\nConnection: close\r\n\r\n");
+}
+
+TEST_CASE("net engine: SOCKS5 by name, resolved on the host; refusal in protocol form", "[net][engine]") {
+  Upstream echo(false);
+  Fixture fx(policy({"localhost:" + std::to_string(echo.port)}));
+  auto socks = [&](const std::string& host, uint16_t port) {
+    UniqueFd c = dial(fx.path);
+    std::string req{5, 1, 0};
+    send_all(c.get(), req);
+    std::string m = read_until(c.get(), std::string{5, 0});
+    CHECK(m == std::string{5, 0});
+    std::string r{5, 1, 0, 3, char(host.size())};
+    r += host;
+    r += char(port >> 8);
+    r += char(port & 0xff);
+    send_all(c.get(), r);
+    std::string rep;
+    char b[10];
+    ssize_t n = ::read(c.get(), b, sizeof b);
+    if (n > 0) rep.assign(b, size_t(n));
+    return std::make_pair(std::move(c), rep);
+  };
+  auto [c, rep] = socks("localhost", echo.port);
+  REQUIRE(rep.size() == 10);
+  CHECK(rep[1] == 0);
+  send_all(c.get(), "ping");
+  CHECK(read_until(c.get(), "ping") == "ping");
+  auto [d, rep2] = socks("localhost", uint16_t(echo.port == 1 ? 2 : 1));  // port not allowed
+  REQUIRE(rep2.size() == 10);
+  CHECK(rep2[1] == 2);  // connection not allowed by ruleset
+}
+
+TEST_CASE("net engine: a name resolving to loopback is refused without an explicit rule", "[net][engine]") {
+  Upstream echo(false);
+  Fixture fx(policy({"*"}));
+  UniqueFd c = dial(fx.path);
+  send_all(c.get(), "CONNECT localhost:" + std::to_string(echo.port) + " HTTP/1.1\r\n\r\n");
+  std::string r = read_until(c.get());
+  CHECK(r.starts_with("HTTP/1.1 403"));
+  CHECK(r.find("localhost resolves to 127.0.0.1, a loopback address") != std::string::npos);
+}
+
+TEST_CASE("net engine: bounds: 1 MiB head, head timeout, connection limit", "[net][engine]") {
+  ProxyLimits lim;
+  lim.max_connections = 4;
+  lim.head_timeout_ms = 200;
+  Fixture fx(policy({"*"}), lim);
+  {
+    UniqueFd c = dial(fx.path);
+    std::thread w([&] { send_all(c.get(), "GET http://a.example/ HTTP/1.1\r\nX: " + std::string(1 << 20, 'a')); });
+    std::string r = read_until(c.get(), "\n\n");
+    ::shutdown(c.get(), SHUT_RDWR);
+    w.join();
+    CHECK(r.starts_with("HTTP/1.1 431 "));
+  }
+  {
+    UniqueFd c = dial(fx.path);
+    send_all(c.get(), "GET http://a.example/ HTTP/1.1\r\nHost: a.exa");
+    auto t0 = std::chrono::steady_clock::now();
+    std::string r = read_until(c.get());
+    CHECK(r.starts_with("HTTP/1.1 408 "));
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(3));
+  }
+  // The two above are gone once their answers are read; wait until the proxy agrees.
+  for (int i = 0; i < 500; ++i) {
+    size_t n = 1;
+    fx.lt.call([&] { n = fx.proxy->connections(); });
+    if (n == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::vector<UniqueFd> held;
+  for (int i = 0; i < 4; ++i) {
+    held.push_back(dial(fx.path));
+    send_all(held.back().get(), "G");  // a stall half-way, holding a slot
+  }
+  for (int i = 0; i < 200; ++i) {
+    size_t n = 0;
+    fx.lt.call([&] { n = fx.proxy->connections(); });
+    if (n == 4) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  UniqueFd extra = dial(fx.path);
+  char b;
+  CHECK(::read(extra.get(), &b, 1) == 0);  // closed at once, not queued
+  size_t over = 0;
+  fx.lt.call([&] { over = fx.proxy->stats().over_limit; });
+  CHECK(over >= 1);
+  for (auto& h : held) CHECK(read_until(h.get()).starts_with("HTTP/1.1 408 "));  // and they time out
+}
