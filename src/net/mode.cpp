@@ -1,0 +1,58 @@
+#include "net/mode.hpp"
+
+#include <algorithm>
+
+namespace blaude::net {
+
+std::vector<std::pair<std::string, std::string>> proxy_env(uint16_t port) {
+  const std::string http = "http://127.0.0.1:" + std::to_string(port);
+  const std::string socks = "socks5h://127.0.0.1:" + std::to_string(port);
+  const std::string none = "localhost,127.0.0.1,::1";
+  return {{"HTTP_PROXY", http},  {"HTTPS_PROXY", http}, {"http_proxy", http}, {"https_proxy", http},
+          {"ALL_PROXY", socks},  {"all_proxy", socks},  {"NO_PROXY", none},   {"no_proxy", none}};
+}
+
+const std::vector<std::string>& replaced_env_names() {
+  static const std::vector<std::string> names{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy",
+                                              "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy",
+                                              "SOCKS_PROXY", "socks_proxy", "FTP_PROXY", "ftp_proxy"};
+  return names;
+}
+
+ModePlan plan_mode(const ModeInputs& in) {
+  ModePlan m;
+  m.bwrap_args = {"--unshare-net", "--dir", kSandboxDir, "--ro-bind", in.host_exe, kSandboxExe,
+                  "--ro-bind", in.host_socket, kSandboxSocket};
+  m.env = proxy_env(kProxyPort);
+  m.relay.forwards = loopback_forwards(in.policy);
+  if (!in.publish.empty()) {
+    m.relay.publish = in.publish;
+    m.relay.control_fd = in.control_fd;
+  }
+  return m;
+}
+
+std::vector<std::string> ModePlan::wrap(const std::vector<std::string>& command) const {
+  RelaySpec s = relay;
+  s.command = command;
+  return relay_argv(s);
+}
+
+std::string check_ports(const Policy& policy, const std::vector<uint16_t>& publish) {
+  auto fwd = loopback_forwards(policy);
+  for (uint16_t p : publish) {
+    if (p == kProxyPort)
+      return "--publish " + std::to_string(p) + ": that port is blaude's proxy inside the sandbox";
+    for (const Forward& f : fwd)
+      if (f.port == p)
+        return "--publish " + std::to_string(p) + " and --allow-domain " + f.connect_to +
+               " both want port " + std::to_string(p) + " inside the sandbox";
+  }
+  for (const Forward& f : fwd)
+    if (f.port == kProxyPort)
+      return "--allow-domain " + f.connect_to + ": port " + std::to_string(kProxyPort) +
+             " inside the sandbox is blaude's proxy";
+  return "";
+}
+
+}  // namespace blaude::net

@@ -1,0 +1,47 @@
+// Proxy mode as data, for the planner: what bwrap gets (its own network namespace, the proxy
+// socket and blaude's binary bind-mounted read-only at fixed paths), which variables point
+// clients at the relay, and the relay wrapper put in front of the command. Pure.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "net/decision.hpp"
+#include "net/relay_main.hpp"
+
+namespace blaude::net {
+
+// The variables set in proxy mode (they replace the host's values):
+// HTTP_PROXY HTTPS_PROXY http_proxy https_proxy → http://127.0.0.1:PORT,
+// ALL_PROXY all_proxy → socks5h://127.0.0.1:PORT (names resolved by the proxy, on the host),
+// NO_PROXY no_proxy → localhost,127.0.0.1,::1: only the sandbox's own loopback skips the proxy,
+// so a host NO_PROXY can never send allowed traffic around it (it would find no route anyway).
+std::vector<std::pair<std::string, std::string>> proxy_env(uint16_t port = kProxyPort);
+
+// Names of the proxy variables a host may set under other spellings; dropped in proxy mode.
+const std::vector<std::string>& replaced_env_names();
+
+struct ModeInputs {
+  Policy policy;                 // everything allowed (command line, policies, defaults)
+  std::vector<uint16_t> publish; // --publish ports
+  std::string host_socket;       // the proxy socket on the host
+  std::string host_exe;          // blaude's own binary on the host
+  int control_fd = -1;           // the relay's end of the control socket, as the sandbox sees it
+};
+
+struct ModePlan {
+  std::vector<std::string> bwrap_args;  // after the other mounts
+  std::vector<std::pair<std::string, std::string>> env;
+  RelaySpec relay;                      // relay.command is filled by wrap()
+  std::vector<std::string> wrap(const std::vector<std::string>& command) const;
+};
+
+ModePlan plan_mode(const ModeInputs& in);
+
+// Usage problems that only the combination shows: a --publish port that is also a forwarded
+// loopback port or the proxy port. "" when fine.
+std::string check_ports(const Policy& policy, const std::vector<uint16_t>& publish);
+
+}  // namespace blaude::net

@@ -1,0 +1,126 @@
+// Proxy mode as data: the env, the bwrap arguments, the relay's argv both ways, the loopback
+// forwards a policy implies and the port conflicts; and the service's start/stop on real sockets.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "../catch.hpp"
+#include "net/mode.hpp"
+#include "net/service.hpp"
+
+using namespace blaude;
+using namespace blaude::net;
+
+namespace {
+
+Policy policy(std::vector<std::string> pats) {
+  Policy p;
+  for (auto& s : pats) p.rules.push_back({std::get<Pattern>(parse_pattern(s)), Origin::CommandLine, "--allow-domain"});
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("net mode: the proxy variables", "[net]") {
+  auto env = proxy_env();
+  REQUIRE(env.size() == 8);
+  CHECK(env[0] == std::pair<std::string, std::string>{"HTTP_PROXY", "http://127.0.0.1:3128"});
+  CHECK(env[5] == std::pair<std::string, std::string>{"all_proxy", "socks5h://127.0.0.1:3128"});
+  CHECK(env[6] == std::pair<std::string, std::string>{"NO_PROXY", "localhost,127.0.0.1,::1"});
+}
+
+TEST_CASE("net mode: loopback forwards", "[net]") {
+  auto f = loopback_forwards(policy({"localhost:3000", "127.0.0.1:41234", "[::1]:9000", "localhost", "10.0.0.5:22",
+                                     "example.com:80", "[::ffff:127.0.0.2]:7000", "127.0.0.1:3000"}));
+  REQUIRE(f.size() == 4);
+  CHECK(f[0].port == 3000);
+  CHECK(f[0].connect_to == "localhost:3000");
+  CHECK(f[0].binds == std::vector<std::string>{"127.0.0.1", "::1"});
+  CHECK(f[1].connect_to == "127.0.0.1:41234");
+  CHECK(f[1].binds == std::vector<std::string>{"127.0.0.1"});
+  CHECK(f[2].binds == std::vector<std::string>{"::1"});
+  CHECK(f[3].binds == std::vector<std::string>{"127.0.0.2"});
+}
+
+TEST_CASE("net mode: plan and relay argv round trip", "[net]") {
+  ModeInputs in;
+  in.policy = policy({"127.0.0.1:41234", "api.example.com:443"});
+  in.publish = {8080, 5173};
+  in.host_socket = "/run/user/1000/blaude-net-1/proxy.sock";
+  in.host_exe = "/usr/local/bin/blaude";
+  in.control_fd = 7;
+  ModePlan m = plan_mode(in);
+  CHECK(m.bwrap_args == std::vector<std::string>{"--unshare-net", "--dir", "/run/blaude", "--ro-bind",
+                                                  "/usr/local/bin/blaude", "/run/blaude/blaude", "--ro-bind",
+                                                  "/run/user/1000/blaude-net-1/proxy.sock", "/run/blaude/proxy.sock"});
+  auto argv = m.wrap({"claude", "--dangerously-skip-permissions", "--", "-x"});
+  CHECK(argv == std::vector<std::string>{"/run/blaude/blaude", "__net-relay", "--socket", "/run/blaude/proxy.sock",
+                                         "--listen", "3128", "--forward", "41234=127.0.0.1:41234@127.0.0.1",
+                                         "--control-fd", "7", "--publish", "8080", "--publish", "5173", "--",
+                                         "claude", "--dangerously-skip-permissions", "--", "-x"});
+  auto back = parse_relay_args(std::vector<std::string>(argv.begin() + 2, argv.end()));
+  REQUIRE(std::holds_alternative<RelaySpec>(back));
+  const RelaySpec& s = std::get<RelaySpec>(back);
+  CHECK(s.command == std::vector<std::string>{"claude", "--dangerously-skip-permissions", "--", "-x"});
+  CHECK(s.publish == std::vector<uint16_t>{8080, 5173});
+  CHECK(s.control_fd == 7);
+  REQUIRE(s.forwards.size() == 1);
+  CHECK(s.forwards[0].connect_to == "127.0.0.1:41234");
+  CHECK(std::get<std::string>(parse_relay_args({"--listen", "x", "--", "a"})) == "--listen: not a port: x");
+  CHECK(std::get<std::string>(parse_relay_args({"--listen", "1"})) == "no -- before the command");
+  CHECK(std::get<std::string>(parse_relay_args({"--"})) == "no command after --");
+  CHECK(std::get<std::string>(parse_relay_args({"--bogus", "1", "--", "a"})) == "unknown option --bogus");
+}
+
+TEST_CASE("net mode: port conflicts are usage errors", "[net]") {
+  CHECK(check_ports(policy({"localhost:3000"}), {8080}).empty());
+  CHECK(check_ports(policy({"localhost:3000"}), {3000}) ==
+        "--publish 3000 and --allow-domain localhost:3000 both want port 3000 inside the sandbox");
+  CHECK(check_ports(policy({}), {3128}) == "--publish 3128: that port is blaude's proxy inside the sandbox");
+  CHECK(check_ports(policy({"127.0.0.1:3128"}), {}) ==
+        "--allow-domain 127.0.0.1:3128: port 3128 inside the sandbox is blaude's proxy");
+}
+
+TEST_CASE("net service: binds before the session, says what is in use, leaves nothing", "[net][engine]") {
+  auto dir = std::filesystem::temp_directory_path() / ("blaude-net-svc-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  // A host port that is taken: publishing it fails with a clear error, and nothing stays behind.
+  int busy = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(busy, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0);
+  ::listen(busy, 1);
+  socklen_t len = sizeof sa;
+  ::getsockname(busy, reinterpret_cast<sockaddr*>(&sa), &len);
+  uint16_t port = ntohs(sa.sin_port);
+  int sv[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0);
+  ServiceConfig cfg;
+  cfg.socket_path = (dir / "proxy.sock").string();
+  cfg.publish = {port};
+  cfg.control_fd = sv[0];
+  auto r = Service::start(cfg);
+  REQUIRE(std::holds_alternative<std::string>(r));
+  CHECK(std::get<std::string>(r) == "cannot publish port " + std::to_string(port) + ": 127.0.0.1:" +
+                                        std::to_string(port) + ": address already in use");
+  CHECK_FALSE(std::filesystem::exists(cfg.socket_path));
+  ::close(busy);
+
+  cfg.publish = {};
+  auto ok = Service::start(cfg);
+  REQUIRE(std::holds_alternative<std::unique_ptr<Service>>(ok));
+  CHECK(std::filesystem::exists(cfg.socket_path));
+  auto& svc = std::get<std::unique_ptr<Service>>(ok);
+  svc->stop();
+  CHECK_FALSE(std::filesystem::exists(cfg.socket_path));
+  CHECK(svc->summary_line().empty());
+  ::close(sv[0]);
+  ::close(sv[1]);
+  std::filesystem::remove_all(dir);
+}
