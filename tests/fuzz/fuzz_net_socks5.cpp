@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   auto r = s5::parse_request(in);
   if (auto* rq = std::get_if<s5::Request>(&r)) {
-    if (rq->consumed > in.size() || rq->consumed < 10) die("request consumed");
+    if (rq->consumed > in.size() || rq->consumed < 8) die("request consumed");
     if (rq->dest.port == 0 || rq->dest.host.name.empty()) die("destination");
     for (size_t i = 0; i < rq->consumed; ++i)
       if (!std::holds_alternative<NeedMore>(s5::parse_request(in.substr(0, i)))) die("request prefix");

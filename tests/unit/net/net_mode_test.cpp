@@ -53,7 +53,7 @@ TEST_CASE("net mode: plan and relay argv round trip", "[net]") {
   in.publish = {8080, 5173};
   in.host_socket = "/run/user/1000/blaude-net-1/proxy.sock";
   in.host_exe = "/usr/local/bin/blaude";
-  in.control_fd = 7;
+  in.control_token = "7";
   ModePlan m = plan_mode(in);
   CHECK(m.bwrap_args == std::vector<std::string>{"--unshare-net", "--dir", "/run/blaude", "--ro-bind",
                                                   "/usr/local/bin/blaude", "/run/blaude/blaude", "--ro-bind",
