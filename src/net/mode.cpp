@@ -27,7 +27,7 @@ ModePlan plan_mode(const ModeInputs& in) {
   m.relay.forwards = loopback_forwards(in.policy);
   if (!in.publish.empty()) {
     m.relay.publish = in.publish;
-    m.relay.control_fd = in.control_fd;
+    m.relay.control_token = in.control_token;
   }
   return m;
 }

@@ -28,7 +28,9 @@ struct ModeInputs {
   std::vector<uint16_t> publish; // --publish ports
   std::string host_socket;       // the proxy socket on the host
   std::string host_exe;          // blaude's own binary on the host
-  int control_fd = -1;           // the relay's end of the control socket, as the sandbox sees it
+  // The relay's end of the control socket in the command's argv: a token the launcher replaces
+  // with the descriptor's number (it exists only once the launch is prepared).
+  std::string control_token = "@fd:net-control";
 };
 
 struct ModePlan {

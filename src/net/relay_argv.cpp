@@ -34,8 +34,8 @@ std::vector<std::string> relay_argv(const RelaySpec& s) {
     for (const auto& b : f.binds) binds += (binds.empty() ? "" : ",") + b;
     a.insert(a.end(), {"--forward", std::to_string(f.port) + "=" + f.connect_to + "@" + binds});
   }
-  if (s.control_fd >= 0) {
-    a.insert(a.end(), {"--control-fd", std::to_string(s.control_fd)});
+  if (s.control_fd >= 0 || !s.control_token.empty()) {
+    a.insert(a.end(), {"--control-fd", s.control_token.empty() ? std::to_string(s.control_fd) : s.control_token});
     for (uint16_t p : s.publish) a.insert(a.end(), {"--publish", std::to_string(p)});
   }
   a.push_back("--");

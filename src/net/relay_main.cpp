@@ -8,6 +8,7 @@
 #include <spdlog/sinks/null_sink.h>
 #include <spdlog/spdlog.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -56,6 +57,22 @@ int listen_on(const std::string& addr, uint16_t port) {
   return fd.release();
 }
 
+// Each relayed connection holds two descriptors: raise the soft limit as far as the hard one
+// allows and size the connection limit to it, so a flood meets the limit, not EMFILE.
+size_t connection_budget() {
+  rlimit rl{};
+  if (::getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+    rlim_t want = std::min<rlim_t>(rl.rlim_max, 65536);
+    if (want > rl.rlim_cur) {
+      rl.rlim_cur = want;
+      ::setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    ::getrlimit(RLIMIT_NOFILE, &rl);
+    if (rl.rlim_cur > 128) return std::min<size_t>(4096, size_t(rl.rlim_cur - 64) / 2);
+  }
+  return 32;
+}
+
 // The relay process: its own session (no terminal, so no Ctrl-C), not dumpable, stdio on
 // /dev/null, and only its own descriptors open.
 [[noreturn]] void become_relay(const RelayConfig& cfg) {
@@ -77,10 +94,14 @@ int listen_on(const std::string& addr, uint16_t port) {
     from = unsigned(k) + 1;
   }
   ::close_range(from, ~0u, 0);
-  ::chdir("/");
+  if (::chdir("/") != 0) {
+  }
   spdlog::set_default_logger(std::make_shared<spdlog::logger>("relay", std::make_shared<spdlog::sinks::null_sink_mt>()));
-  ::_exit(run_relay(cfg));
+  RelayConfig mine = cfg;
+  mine.max_connections = connection_budget();  // here, not before the fork: CMD keeps its limit
+  ::_exit(run_relay(mine));
 }
+
 
 }  // namespace
 

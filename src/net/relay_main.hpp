@@ -31,6 +31,7 @@ struct RelaySpec {
   uint16_t proxy_port = kProxyPort;
   std::vector<Forward> forwards;
   int control_fd = -1;
+  std::string control_token;  // relay_argv writes this instead of control_fd when set
   std::vector<uint16_t> publish;
   std::vector<std::string> command;
 };
