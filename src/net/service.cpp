@@ -1,5 +1,6 @@
 #include "net/service.hpp"
 
+#include <pthread.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -71,6 +72,7 @@ std::variant<std::unique_ptr<Service>, std::string> Service::start(ServiceConfig
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   m.thread = std::thread([&m] {
+    pthread_setname_np(pthread_self(), "blaude-net");  // for ps/top and the idle benchmark
     uv_run(&m.loop, UV_RUN_DEFAULT);
     uv_loop_close(&m.loop);
     std::lock_guard<std::mutex> g(m.mu);
