@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "../catch.hpp"
+#include "catch.hpp"
 #include "common/unique_fd.hpp"
 #include "net/proxy.hpp"
 

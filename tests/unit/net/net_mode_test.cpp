@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "../catch.hpp"
+#include "catch.hpp"
 #include "net/mode.hpp"
 #include "net/service.hpp"
 
