@@ -19,8 +19,7 @@ app::Outcome dispatch(const std::vector<std::string>& args) {
   const auto& o = std::get<cli::Options>(parsed);
   switch (o.action) {
     case cli::Action::Help:
-      std::fputs(cli::help_text().c_str(), stdout);
-      return 0;
+      return app::show_help();
     case cli::Action::Version:
       std::printf("blaude %s\n", BLAUDE_VERSION);
       return 0;
@@ -40,6 +39,9 @@ app::Outcome dispatch(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   log::off();
+  // Inside the sandbox, in proxy mode: the relay wrapper, before any of blaude's own parsing.
+  if (argc > 1 && std::string(argv[1]) == "__net-relay")
+    return app::net_relay(std::vector<std::string>(argv + 2, argv + argc));
   try {
     return app::exit_code(dispatch(std::vector<std::string>(argv + 1, argv + argc)));
   } catch (const std::exception& e) {

@@ -97,12 +97,16 @@ Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std:
 
   // The project policy (.blaude / .xclaude) and the user's, trust-gated (not under --tmp, where
   // no project is mounted). --dry-run neither asks nor records trust.
+  sandbox::Grants net_grants;
+  std::string no_default_domains;
   if (!o.tmp) {
     auto gate = sandbox::trust::gate_request(host, o.trust_policy);
     auto g = o.dry_run ? sandbox::trust::load_policies(gate) : sandbox::trust::run_trust_gate(gate);
     if (g.status != sandbox::trust::GateResult::Status::Proceed) return Failure{g.message, g.hint};
     if (!g.note.empty()) l.notices.push_back(g.note);
     req.grants = std::move(g.loaded.grants);
+    net_grants = take_network_grants(req.grants);  // destinations go to the proxy, paths to bwrap
+    no_default_domains = g.loaded.user.no_default_domains;
     facts.probe_grants(req.grants);
     if (g.to_record) {
       l.gate = gate;
@@ -123,12 +127,17 @@ Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std:
   if (const std::string sock = facts.env_or("SSH_AUTH_SOCK");
       o.ssh && !sock.empty() && facts.at(sock).kind == bw::Kind::Socket)
     ctx.ssh_auth_sock = sock;
-  const sandbox::EnvList env = sandbox::filter_env(host.environ, rules, ctx);
+  sandbox::EnvList env = sandbox::filter_env(host.environ, rules, ctx);
+  std::vector<sandbox::HostPrep> net_preps;
+  NetDecision nd = decide_network(host, o, std::move(net_grants), no_default_domains, env, req, net_preps, l.notices);
+  if (nd.failure) return *nd.failure;
+  l.net = std::move(nd.launch);
   try {
     l.plan = bw::plan(req, facts, env);
   } catch (const bw::PlanError& e) {
     return Failure{e.what(), e.hint};
   }
+  l.plan.preparations.insert(l.plan.preparations.end(), net_preps.begin(), net_preps.end());
   const auto t2 = clock::now();
   using us = std::chrono::microseconds;
   spdlog::info("sandbox: probe {} us ({} workspace entries of interest), plan {} us, {} bwrap args",

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/failure.hpp"
+#include "app/network.hpp"
 #include "cli/options.hpp"
 #include "common/host_env.hpp"
 #include "sandbox/env_policy.hpp"
@@ -26,6 +27,7 @@ struct Launch {
   std::optional<sandbox::trust::GateRequest> gate;
   std::optional<sandbox::trust::TrustEntry> trust_answer;
   std::string bwrap;  // sandboxed: the bwrap that runs, to explain its failure
+  std::optional<NetLaunch> net;  // proxy mode (issue 13): the proxy supervise() runs
 };
 
 using Decision = std::variant<Launch, Failure>;

@@ -9,6 +9,8 @@
 #include "app/apparmor.hpp"
 #include "app/doctor.hpp"
 #include "app/launch.hpp"
+#include "app/network.hpp"
+#include "net/relay_main.hpp"
 #include "cli/command.hpp"
 #include "common/file_io.hpp"
 #include "common/log.hpp"
@@ -26,6 +28,10 @@ Outcome print_policy(const HostEnv& host, const cli::Options& o) {
   if (r.status != sandbox::trust::GateResult::Status::Proceed) return Failure{r.message, r.hint};
   std::fputs(sandbox::trust::format_policy_report(r.loaded, sandbox::trust::is_trusted(req, r.loaded)).c_str(),
              stdout);
+  sandbox::Grants grants = r.loaded.grants;
+  for (const auto& line : network_report(host_defaults(host, o), take_network_grants(grants),
+                                         r.loaded.user.no_default_domains))
+    std::printf("%s\n", line.c_str());
   return 0;
 }
 
@@ -67,10 +73,23 @@ Outcome host_bypass(const cli::Options& o) {
   return Failure{*claude + ": " + errno_text(), "", 126};
 }
 
+Outcome show_help() {
+  std::fputs(help_text(HostEnv::read()).c_str(), stdout);
+  return 0;
+}
+
+int net_relay(const std::vector<std::string>& args) { return net::relay_main(args); }
+
 Outcome run_doctor() {
   const HostEnv host = HostEnv::read();
   auto lines = doctor::report(doctor::probe(host));
   for (const auto& l : lines) std::printf("%s\n", l.text.c_str());
+  // Which network a plain `blaude` gets here (the policies may select proxy mode).
+  auto loaded = sandbox::trust::load_policies(sandbox::trust::gate_request(host, false));
+  sandbox::Grants grants = loaded.loaded.grants;
+  for (const auto& l : network_report(host_defaults(host, cli::Options{}), take_network_grants(grants),
+                                      loaded.loaded.user.no_default_domains))
+    std::printf("%s\n", l.c_str());
   return doctor::exit_code(lines);
 }
 

@@ -1,6 +1,9 @@
 // The app layer's entry points, one per action main dispatches. Each reads the host once,
 // decides everything, then acts; control goes down once and comes back with an Outcome.
 #pragma once
+#include <string>
+#include <vector>
+
 #include "app/failure.hpp"
 #include "cli/options.hpp"
 
@@ -13,5 +16,10 @@ Outcome host_bypass(const cli::Options& o);
 // `blaude doctor` and `blaude fix-apparmor`.
 Outcome run_doctor();
 Outcome run_fix_apparmor();
+// --help: the options, and proxy mode's default hosts for this environment.
+Outcome show_help();
+// `blaude __net-relay ... -- CMD`: proxy mode's relay inside the sandbox (net/relay_main.hpp).
+// Returns only when CMD could not be started.
+int net_relay(const std::vector<std::string>& args);
 
 }  // namespace blaude::app

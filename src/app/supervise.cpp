@@ -2,6 +2,8 @@
 // supervisor, and an explanation when bwrap itself could not start the sandbox.
 #include <spdlog/spdlog.h>
 
+#include <cstdio>
+#include <memory>
 #include <system_error>
 
 #include "app/launch.hpp"
@@ -56,8 +58,22 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l) {
   if (auto g = host.env.find("BLAUDE_TERM_GUARD"); g != host.env.end() && g->second == "off")
     so.guard_terminal = false;
 
+  // Proxy mode: the proxy and the published ports are bound now, before the child exists.
+  std::unique_ptr<NetSession> net;
+  if (l.net) {
+    auto started = NetSession::start(*l.net, cmd.argv, cmd.keep_fds);
+    if (auto* f = std::get_if<Failure>(&started)) {
+      print(*f);
+      return 1;
+    }
+    net = std::get<std::unique_ptr<NetSession>>(std::move(started));
+  }
+
   spdlog::info("launching: {}", shell_quote(cmd.argv));
   int rc = pty::supervise(cmd, so);
+  // After the session, with the terminal the user's again: what the proxy refused, in one line.
+  if (net)
+    if (std::string line = net->finish(); !line.empty()) std::fprintf(stderr, "%s\n", line.c_str());
   // The protections are made by a helper inside the sandbox before the command starts: if it
   // could not make them all, bwrap stopped before the command and this says why.
   if (auto why = sandbox::bwrap::protect_outcome(prepared); !why.empty()) {

@@ -1,5 +1,6 @@
 // Everything the user asked for on the command line, as plain values (no I/O, no host facts).
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -29,6 +30,10 @@ struct Options {
 
   std::vector<std::pair<std::string, std::string>> env;  // --env KEY=VALUE, in order
   std::vector<Mount> mounts;                              // -m/--mount
+  // --allow-domain PATTERN (canonical spelling, validated) and --publish PORT, in order. Either
+  // one selects proxy mode: an own network namespace whose only way out is blaude's proxy.
+  std::vector<std::string> allow_domains;
+  std::vector<uint16_t> publish;
 
   bool git = false;
   bool ssh = false;

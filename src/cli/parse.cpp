@@ -12,8 +12,12 @@
 // So one left-to-right pass decides each argument here.
 #include "cli/parse.hpp"
 
+#include "net/host.hpp"
+#include "net/pattern.hpp"
+
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string_view>
 
 namespace blaude::cli {
@@ -50,6 +54,19 @@ constexpr std::array kFlags{
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 }  // namespace
+
+// Combinations that cannot mean anything: said before anything runs.
+std::optional<UsageError> check_network_options(const Options& o) {
+  const bool proxy = !o.allow_domains.empty() || !o.publish.empty();
+  if (!proxy) return std::nullopt;
+  const char* which = o.allow_domains.empty() ? "--publish" : "--allow-domain";
+  if (o.no_network)
+    return UsageError{std::string("--no-network and ") + which +
+                      " contradict each other: --no-network allows no destination at all (drop one)"};
+  if (o.no_sandbox)
+    return UsageError{std::string(which) + " needs the sandbox's own network; --no-sandbox has none"};
+  return std::nullopt;
+}
 
 bool valid_env_name(std::string_view name) {
   if (name.empty()) return false;
@@ -143,6 +160,27 @@ std::variant<Options, UsageError> parse(const std::vector<std::string>& args) {
       o.mounts.push_back(std::get<Mount>(m));
       continue;
     }
+    // No short forms: -p is claude's --print, and blaude never takes a claude flag.
+    if (a == "--allow-domain" || starts_with(a, "--allow-domain=")) {
+      auto v = take_value(i, "--allow-domain", a);
+      if (auto* e = std::get_if<UsageError>(&v)) return *e;
+      const std::string& text = std::get<std::string>(v);
+      auto p = net::parse_pattern(text);
+      if (auto* e = std::get_if<net::PatternError>(&p))
+        return UsageError{"--allow-domain \"" + text + "\": " + e->what + " (" + e->hint + ")"};
+      std::string canon = std::get<net::Pattern>(p).text();
+      if (std::find(o.allow_domains.begin(), o.allow_domains.end(), canon) == o.allow_domains.end())
+        o.allow_domains.push_back(canon);
+      continue;
+    }
+    if (a == "--publish" || starts_with(a, "--publish=")) {
+      auto v = take_value(i, "--publish", a);
+      if (auto* e = std::get_if<UsageError>(&v)) return *e;
+      auto port = net::parse_port(std::get<std::string>(v));
+      if (!port) return UsageError{"--publish: '" + std::get<std::string>(v) + "' is not a port (1 to 65535)"};
+      if (std::find(o.publish.begin(), o.publish.end(), *port) == o.publish.end()) o.publish.push_back(*port);
+      continue;
+    }
     // --help/--version are blaude's until a claude argument came first: `blaude mcp --help`
     // shows claude's help for `mcp`.
     if ((a == "--help" || a == "-h") && o.claude_args.empty()) {
@@ -165,6 +203,7 @@ std::variant<Options, UsageError> parse(const std::vector<std::string>& args) {
     return o;
   }
   if (o.dry_run) o.debug = true;
+  if (auto e = check_network_options(o)) return *e;
 
   if (!o.exec.empty()) {
     // The bash blaude silently dropped these; refusing says why nothing ran.
@@ -208,6 +247,11 @@ blaude options (anywhere on the line, before a `--`):
   --ssh                     SSH keys and the ssh-agent socket
   --aws                     ~/.aws read-only (Bedrock auth)
   --no-network              no network access
+  --allow-domain PATTERN    proxy mode: the sandbox reaches only allowed destinations, through
+                            blaude's proxy (repeatable). PATTERN: example.com, *.example.com
+                            (subdomains only), host:port, 10.0.0.5, [::1]:8080, or *
+  --publish PORT            make 127.0.0.1:PORT inside reachable from the host (proxy mode;
+                            repeatable; a dev server, an OAuth callback)
   --keyring                 GNOME Keyring access (D-Bus session bus)
   --remote-control          prepare the session for /remote-control (telemetry on, API keys dropped)
   --keep-env                keep the whole host environment instead of clearing it
@@ -231,6 +275,10 @@ Commands (as the first argument):
   update, install, install-github-app
                             run claude on the host, unsandboxed (they change system files)
   remote-control            claude's Remote Control server mode, in the sandbox
+
+Proxy mode also allows, by default, the hosts Claude Code needs for its provider (the list for
+this environment follows below); `no-default-domains` in ~/.config/blaude/policy drops them.
+After the session, blaude prints one line naming what it refused.
 
 Everything else (-p, -c, -v, --resume, mcp list, ...) goes to claude unchanged and in order.
 `--` ends blaude's options: all after it goes to claude, even words spelled like blaude options.

@@ -2,6 +2,7 @@
 // command line, the policy files and the environment policy. Backends read this and their own
 // host facts, nothing else: they never see the command line.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,15 @@ struct Mount {
   bool rw = false;
 };
 
+// Proxy mode (issue 13), decided by the app layer: what bwrap adds after its mounts (an own
+// network namespace, the proxy's socket and blaude's binary for the relay, read-only at fixed
+// paths) and the relay wrapper the command starts under. Absent: the host's network, or none
+// with --no-network.
+struct NetworkProxy {
+  std::vector<std::string> bwrap_args;
+  std::vector<std::string> command_prefix;  // ends with "--"; the command follows it
+};
+
 struct SandboxRequest {
   std::vector<std::string> command;  // argv inside, e.g. {"claude", "--dangerously-..."}
   Grants grants;                     // project + user policy, already trust-gated and resolved
@@ -24,6 +34,7 @@ struct SandboxRequest {
   bool aws = false;       // ~/.aws
   bool keyring = false;   // the D-Bus session bus and ~/.local/share/keyrings
   bool no_network = false;
+  std::optional<NetworkProxy> proxy;
   bool tmp = false;        // no workspace: run in /tmp
   bool clear_tmp = false;  // an empty tmpfs /tmp instead of the host's
   bool allow_protected_writes = false;

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A scripted stand-in for the Anthropic Messages API, for driving the real Claude Code.
 
-Usage: fake_anthropic.py PORTFILE LOGFILE COMMAND
-Listens on 127.0.0.1 (a free port, written to PORTFILE). Every POST /v1/messages that offers
+Usage: fake_anthropic.py PORTFILE LOGFILE COMMAND [ADDR]
+Listens on ADDR (default 127.0.0.1; a free port, written to PORTFILE). Every POST /v1/messages that offers
 the Bash tool and carries no tool result yet is answered with one Bash tool call running
 COMMAND; once the tool result comes back, with the text "FAKE-API-DONE: <first line of the
 result>". Requests without tools (title or topic side requests) get a short text. Each request
@@ -14,6 +14,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PORTFILE, LOGFILE, COMMAND = sys.argv[1], sys.argv[2], sys.argv[3]
+ADDR = sys.argv[4] if len(sys.argv) > 4 else "127.0.0.1"
 lock = threading.Lock()
 counter = [0]
 
@@ -127,7 +128,7 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+server = ThreadingHTTPServer((ADDR, 0), Handler)
 server.daemon_threads = True
 with open(PORTFILE + ".tmp", "w") as f:
     f.write(str(server.server_address[1]))

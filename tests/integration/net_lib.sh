@@ -36,14 +36,12 @@ bl() {
 # The unprivileged user's blaude log (decisions of the proxy are there).
 net_log() { cat "$T_DIR/home/.local/state/blaude/blaude.log" 2>/dev/null; }
 
-# Prerequisites: real bwrap that makes a user namespace as uid 65534, and a host address.
+# Prerequisites: real bwrap that makes user + network namespaces as uid 65534, and a host address.
 net_prereqs() {
-  command -v bwrap >/dev/null || { fail "bwrap is not installed"; finish; exit 1; }
-  if ! as_nobody bwrap --unshare-user --unshare-net --ro-bind / / true 2>"$T_DIR/userns.err"; then
-    fail "bwrap cannot create user+network namespaces as uid 65534: $(cat "$T_DIR/userns.err")"
-    finish
-    exit 1
-  fi
+  need_sandbox
+  as_nobody bwrap --unshare-user --unshare-net --ro-bind / / true 2>"$T_DIR/netns.err" ||
+    host_lacks "bwrap cannot create a network namespace as uid 65534: $(cat "$T_DIR/netns.err")"
+  command -v curl >/dev/null || missing "curl is not installed"
   HOST_IP=$(net_host_ip)
-  [ -n "$HOST_IP" ] || { fail "this host has no global IPv4 address to test against"; finish; exit 1; }
+  [ -n "$HOST_IP" ] || host_lacks "this host has no global IPv4 address to test against"
 }

@@ -14,7 +14,7 @@
 net_prereqs
 net_world
 cp "$BLAUDE_SRC/tests/integration/net_probe.py" "$T_DIR/proj/probe.py"
-for t in Xvfb xdpyinfo dbus-daemon dbus-send; do command -v $t >/dev/null || { fail "$t is not installed"; finish; exit 1; }; done
+for t in Xvfb xdpyinfo dbus-daemon dbus-send ss; do command -v $t >/dev/null || missing "$t is not installed"; done
 ALLOW=(--allow-domain example.com)
 
 # --- an abstract listener of the test's own ---------------------------------------------------

@@ -41,7 +41,7 @@ check_eq "after the session nothing listens on the published port" ECONNREFUSED 
   "$("$NET_PY" "$BLAUDE_SRC/tests/integration/net_probe.py" tcp 127.0.0.1 "$P")"
 
 # A host port that is taken: an error before the sandbox starts, and nothing ran.
-"$NET_PY" -c "import socket,time; s=socket.socket(); s.bind(('127.0.0.1',$P)); s.listen(1); open('$T_DIR/busy','w').close(); time.sleep(60)" &
+"$NET_PY" -c "import socket,time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('127.0.0.1',$P)); s.listen(1); open('$T_DIR/busy','w').close(); time.sleep(60)" &
 busy=$!
 at_exit "kill $busy"
 wait_until test -e "$T_DIR/busy"
@@ -56,7 +56,8 @@ check "... and the command never ran" not test -e "$T_DIR/proj/ran"
 
 # -p is claude's --print, never --publish; bad ports are usage errors.
 set +e
-dry=$(bl --dry-run -p hello 2>&1)
+mkdir -p "$T_DIR/bin" && printf '#!/bin/sh\necho claude "$@"\n' >"$T_DIR/bin/claude" && chmod 755 "$T_DIR/bin" "$T_DIR/bin/claude"
+dry=$(BL_ENV="PATH=$T_DIR/bin:/usr/bin:/bin" bl --dry-run -p hello 2>&1)
 bad=$(bl --publish 0 --exec true 2>&1); bad_rc=$?
 set -e
 check "-p goes to claude untouched" grep -q -- "-p hello" <<<"$dry"

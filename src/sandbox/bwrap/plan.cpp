@@ -349,6 +349,7 @@ void add_mounts(Builder& b) {
 
 void add_grants(Builder& b, const Grants& grants) {
   for (const auto& g : grants) {
+    if (g.access == Access::Net) continue;  // proxy mode's, never a mount (the app keeps them apart)
     // The policy names optional tool dirs: skip the ones probed and absent. An unprobed path
     // is bound anyway, and bwrap refuses to start if it is missing (fail closed).
     if (b.f.paths.count(g.path) && b.f.at(g.path).kind == Kind::Missing) continue;
@@ -410,6 +411,7 @@ LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList
   detail::add_managed_dirs(b);
   add_mounts(b);
   add_grants(b, req.grants);
+  if (req.proxy) b.p.argv.insert(b.p.argv.end(), req.proxy->bwrap_args.begin(), req.proxy->bwrap_args.end());
   detail::add_exe(b, req.command);
   if (req.tmp) {
     b.add({"--chdir", "/tmp"});
@@ -420,6 +422,7 @@ LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList
   add_env(b, env);
   enforce_mount_order(b);
   b.add({"--"});
+  if (req.proxy) b.p.argv.insert(b.p.argv.end(), req.proxy->command_prefix.begin(), req.proxy->command_prefix.end());
   b.p.argv.insert(b.p.argv.end(), req.command.begin(), req.command.end());
 
   if (!b.host_writable.empty()) {

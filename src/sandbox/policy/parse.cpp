@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "net/pattern.hpp"
 #include "sandbox/policy/policy.hpp"
 #include "sandbox/policy/toolchains.hpp"
 
@@ -119,6 +120,7 @@ std::string_view access_name(Access a) {
     case Access::Read: return "read";
     case Access::Write: return "write";
     case Access::Exec: return "exec";
+    case Access::Net: return "net";
   }
   return "?";
 }
@@ -212,6 +214,18 @@ PolicyResult parse_policy(std::string_view text, const std::string& origin_file,
       add(Access::Exec, tc->exec);
       continue;
     }
+    if (verb == "allow-domain") {
+      if (arg.empty()) { err("allow-domain needs a pattern"); continue; }
+      auto p = net::parse_pattern(arg);
+      if (auto* e = std::get_if<net::PatternError>(&p)) { err("allow-domain " + std::string(arg) + ": " + e->what + " (" + e->hint + ")"); continue; }
+      r.policy.grants.push_back({Access::Net, std::get<net::Pattern>(p).text(), origin});
+      continue;
+    }
+    if (verb == "no-default-domains") {
+      if (!arg.empty()) { err("no-default-domains takes no argument"); continue; }
+      r.policy.no_default_domains = origin;
+      continue;
+    }
     if (verb == "allow-read") access = Access::Read;
     else if (verb == "allow-write") access = Access::Write;
     else if (verb == "allow-exec") access = Access::Exec;
@@ -262,12 +276,13 @@ Grants policy_grants(const Policy& policy) {
   // Write and exec both imply read on both backends.
   std::vector<std::string> stronger;
   for (const auto& g : out)
-    if (g.access != Access::Read) stronger.push_back(g.path);
+    if (g.access == Access::Write || g.access == Access::Exec) stronger.push_back(g.path);
   std::erase_if(out, [&](const Grant& g) {
     return g.access == Access::Read &&
            std::find(stronger.begin(), stronger.end(), g.path) != stronger.end();
   });
-  auto risk = [](Access a) { return a == Access::Exec ? 0 : a == Access::Write ? 1 : 2; };
+  // A reachable destination is a way out for anything readable: above reads.
+  auto risk = [](Access a) { return a == Access::Exec ? 0 : a == Access::Write ? 1 : a == Access::Net ? 2 : 3; };
   std::stable_sort(out.begin(), out.end(), [&](const Grant& a, const Grant& b) {
     if (risk(a.access) != risk(b.access)) return risk(a.access) < risk(b.access);
     return a.path < b.path;

@@ -6,6 +6,8 @@
 //   allow-read PATH       read
 //   allow-write PATH      read + write
 //   allow-exec PATH       read + execute
+//   allow-domain PATTERN  proxy mode: this destination is reachable (net/pattern.hpp)
+//   no-default-domains    (user policy only) proxy mode without the provider's default hosts
 // PATH starts with "~/" (home), "./" (project root) or "/" (absolute). Everything after the
 // first blank of the directive is the path, so paths may contain spaces.
 #pragma once
@@ -46,6 +48,7 @@ struct Policy {
   // inside the project is one: the project is already readable, writable and executable, and a
   // separate mount of e.g. ./.git would be a second, unprotected path to .git/hooks.
   std::vector<std::string> notes;
+  std::string no_default_domains;  // where `no-default-domains` was said ("" when not)
 };
 
 struct PolicyResult {
@@ -69,7 +72,7 @@ Policy merge_policies(const Policy& user, const Policy& project);
 // the same path implies it; ordered by risk (exec, write, read), then path.
 Grants policy_grants(const Policy& policy);
 
-std::string_view access_name(Access a);  // "read" / "write" / "exec"
+std::string_view access_name(Access a);  // "read" / "write" / "exec" / "net"
 
 // "a/b" is `ancestor` or equal of "a/b/c" (whole components only).
 bool path_within(std::string_view path, std::string_view ancestor);

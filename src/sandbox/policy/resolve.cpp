@@ -9,6 +9,7 @@ ResolvedGrants resolve_grants(const Grants& grants, const PolicyContext& ctx) {
   ResolvedGrants out;
   for (const auto& g : grants) {
     out.grants.push_back(g);
+    if (g.access == Access::Net) continue;  // a destination, not a path
     char buf[PATH_MAX];
     if (!::realpath(g.path.c_str(), buf)) continue;  // missing: bwrap's -try skips it
     std::string real(buf);

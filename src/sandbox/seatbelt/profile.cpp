@@ -114,6 +114,7 @@ std::string seatbelt_profile(const Policy& policy, const SeatbeltContext& ctx) {
       case Access::Read: out += rule("allow", "file-read-data", {subpath(g.path)}); break;
       case Access::Write: out += rule("allow", "file-read-data file-write*", {subpath(g.path)}); break;
       case Access::Exec: out += rule("allow", "file-read-data process-exec", {subpath(g.path)}); break;
+      case Access::Net: break;  // proxy mode is Linux-only: the app refuses it before a profile
     }
   }
 

@@ -120,6 +120,10 @@ GateResult load_policies(const GateRequest& req) {
     L.sha256 = sha256_hex(f.content);
     auto parsed = parse_policy(f.content, path, ctx);
     if (!parsed.ok()) return error(format_errors(parsed.errors), "fix the lines above");
+    if (!parsed.policy.no_default_domains.empty())
+      return error(parsed.policy.no_default_domains + ": no-default-domains belongs in your own policy (" + user_path +
+                       "), not in a project's",
+                   "remove the line; a project can add allow-domain lines, not take Claude's hosts away");
     L.project_file = path;
     L.project = std::move(parsed.policy);
     L.scope = trust_scope(req.project_root, path);

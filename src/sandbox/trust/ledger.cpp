@@ -16,6 +16,7 @@ std::optional<Access> access_from(const std::string& s) {
   if (s == "read") return Access::Read;
   if (s == "write") return Access::Write;
   if (s == "exec") return Access::Exec;
+  if (s == "net") return Access::Net;
   return std::nullopt;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "net/pattern.hpp"
 #include "sandbox/policy/policy.hpp"
 #include "sandbox/seatbelt/profile.hpp"
 #include "sandbox/policy/toolchains.hpp"
@@ -59,6 +60,13 @@ inline std::string check_parsed(std::string_view text, const PolicyContext& ctx,
       for (auto p : t->exec) declared.push_back({Access::Exec, ex(p), o});
       continue;
     }
+    if (verb == "no-default-domains") continue;  // no grant: it takes default hosts away
+    if (verb == "allow-domain") {  // a destination, in its canonical spelling
+      auto p = net::parse_pattern(arg);
+      if (!std::holds_alternative<net::Pattern>(p)) return "accepted a bad allow-domain pattern";
+      declared.push_back({Access::Net, std::get<net::Pattern>(p).text(), origin});
+      continue;
+    }
     Access a;
     if (verb == "allow-read") a = Access::Read;
     else if (verb == "allow-write") a = Access::Write;
@@ -79,6 +87,12 @@ inline std::string check_parsed(std::string_view text, const PolicyContext& ctx,
     const auto& g = r.policy.grants[i];
     if (d.access != g.access || d.path != g.path || d.origin != g.origin)
       return "grant differs from its line: " + g.path;
+    if (g.access == Access::Net) {
+      auto p = net::parse_pattern(g.path);
+      if (!std::holds_alternative<net::Pattern>(p) || std::get<net::Pattern>(p).text() != g.path)
+        return "destination not in canonical form: " + g.path;
+      continue;  // not a path: the path checks below do not apply
+    }
     if (g.path == "/" || path_within(ctx.home, g.path)) return "grant of / or $HOME: " + g.path;
     if (path_within(g.path, ctx.project_root)) return "grant inside the project: " + g.path;
     if (g.path.find("//") != std::string::npos || g.path.find("/./") != std::string::npos ||
@@ -94,6 +108,7 @@ inline std::string check_parsed(std::string_view text, const PolicyContext& ctx,
   auto base = sbpl::read_all(seatbelt_profile(Policy{}, sc));
   auto forms = sbpl::read_all(seatbelt_profile(r.policy, sc));
   auto grants = policy_grants(r.policy);
+  std::erase_if(grants, [](const Grant& g) { return g.access == Access::Net; });  // no SBPL: proxy mode is Linux's
   if (forms.size() != base.size() + grants.size()) return "SBPL rule count is not base + grants";
   const size_t first = base.size() - 2;
   for (size_t i = 0; i < grants.size(); ++i) {

@@ -1,0 +1,196 @@
+// Proxy mode, decided and run (see network.hpp).
+#include "app/network.hpp"
+
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <random>
+
+#include "cli/parse.hpp"
+#include "common/file_io.hpp"
+#include "net/mode.hpp"
+#include "net/service.hpp"
+
+namespace blaude::app {
+
+namespace {
+
+net::Rule rule_of(const std::string& text, net::Origin origin, std::string source) {
+  return {std::get<net::Pattern>(net::parse_pattern(text)), origin, std::move(source)};
+}
+
+// Where the proxy's socket lives on the host: a fresh 0700 directory with an unguessable name
+// in the user's runtime dir (else /tmp), so nobody else can put anything in its place.
+std::string socket_dir(const HostEnv& host) {
+  std::string base = host.get("XDG_RUNTIME_DIR");
+  struct stat st{};
+  if (base.empty() || base[0] != '/' || ::stat(base.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != host.uid)
+    base = "/tmp";
+  std::random_device rd;
+  char name[32];
+  std::snprintf(name, sizeof name, "blaude-net-%08x%08x", rd(), rd());
+  return base + "/" + name;
+}
+
+std::string self_exe() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, size_t(n)) : "";
+}
+
+net::EnvLookup lookup(const sandbox::EnvList& env) {
+  return [&env](std::string_view k) -> std::string {
+    for (const auto& [key, value] : env)
+      if (key == k) return value;
+    return "";
+  };
+}
+
+}  // namespace
+
+sandbox::Grants take_network_grants(sandbox::Grants& grants) {
+  sandbox::Grants net;
+  for (const auto& g : grants)
+    if (g.access == sandbox::Access::Net) net.push_back(g);
+  std::erase_if(grants, [](const sandbox::Grant& g) { return g.access == sandbox::Access::Net; });
+  return net;
+}
+
+net::Policy network_policy(const cli::Options& o, const sandbox::Grants& policy_grants,
+                           const std::string& no_default_origin, const net::ProviderDefaults& defaults) {
+  net::Policy p;
+  for (const auto& d : o.allow_domains) p.rules.push_back(rule_of(d, net::Origin::CommandLine, "--allow-domain"));
+  for (const auto& g : policy_grants) p.rules.push_back(rule_of(g.path, net::Origin::ProjectPolicy, g.origin));
+  if (no_default_origin.empty())
+    p.rules.insert(p.rules.end(), defaults.rules.begin(), defaults.rules.end());
+  return p;
+}
+
+NetDecision decide_network(const HostEnv& host, const cli::Options& o, sandbox::Grants net_grants,
+                           const std::string& no_default_origin, sandbox::EnvList& env,
+                           sandbox::SandboxRequest& req, std::vector<sandbox::HostPrep>& preps,
+                           std::vector<std::string>& notices) {
+  NetDecision d;
+  if (o.allow_domains.empty() && o.publish.empty() && net_grants.empty()) return d;
+  if (o.no_network) {  // the command line's --no-network wins over a policy's destinations
+    notices.push_back("blaude: note: --no-network: the allow-domain lines of the policy (" + net_grants.front().origin +
+                      ", ...) are not used");
+    return d;
+  }
+  // The defaults follow what claude inside will see (the sandbox's environment, --env included).
+  net::ProviderDefaults defaults = net::provider_defaults(lookup(env), o.remote_control_mode());
+  for (const auto& w : defaults.warnings) notices.push_back("blaude: warning: " + w);
+  NetLaunch l;
+  l.policy = network_policy(o, net_grants, no_default_origin, defaults);
+  l.publish = o.publish;
+  if (std::string why = net::check_ports(l.policy, l.publish); !why.empty()) {
+    d.failure = usage(why);
+    return d;
+  }
+  l.dir = socket_dir(host);
+  l.socket = l.dir + "/proxy.sock";
+  preps.push_back({sandbox::HostPrep::Kind::MakeDir, l.dir, 0700, "", true, "the proxy's socket for the sandbox"});
+
+  net::ModeInputs in;
+  in.policy = l.policy;
+  in.publish = l.publish;
+  in.host_socket = l.socket;
+  in.host_exe = self_exe();
+  net::ModePlan m = net::plan_mode(in);
+  req.proxy = sandbox::NetworkProxy{m.bwrap_args, m.wrap({})};
+  const auto& replaced = net::replaced_env_names();
+  std::erase_if(env, [&](const auto& kv) { return std::find(replaced.begin(), replaced.end(), kv.first) != replaced.end(); });
+  env.insert(env.end(), m.env.begin(), m.env.end());
+  for (const auto& line : net::describe(l.policy)) spdlog::info("net: allows {}", line);
+  d.launch = std::move(l);
+  return d;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+std::variant<std::unique_ptr<NetSession>, Failure> NetSession::start(const NetLaunch& l, std::vector<std::string>& argv,
+                                                                      std::vector<int>& keep_fds) {
+  std::unique_ptr<NetSession> s(new NetSession);
+  s->dir_ = l.dir;
+  net::ServiceConfig cfg;
+  cfg.policy = l.policy;
+  cfg.socket_path = l.socket;
+  cfg.publish = l.publish;
+  if (!l.publish.empty()) {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+      return Failure{"cannot make the relay's control socket: " + errno_text(), ""};
+    s->control_parent_ = sv[0];
+    s->control_child_ = sv[1];
+    cfg.control_fd = sv[0];
+    keep_fds.push_back(sv[1]);
+  }
+  for (auto& a : argv)
+    if (a == net::ModeInputs{}.control_token) a = std::to_string(s->control_child_);
+  auto r = net::Service::start(cfg);
+  if (auto* e = std::get_if<std::string>(&r)) {
+    ::rmdir(l.dir.c_str());
+    bool port = e->starts_with("cannot publish port");
+    return Failure{*e, port ? "Stop what listens there, or publish another port." : ""};
+  }
+  s->service_ = std::get<std::unique_ptr<net::Service>>(std::move(r));
+  return s;
+}
+
+std::string NetSession::finish() {
+  if (!service_) return "";
+  service_->stop();
+  std::string line = service_->summary_line();
+  service_.reset();
+  if (::rmdir(dir_.c_str()) != 0) spdlog::info("net: cannot remove {}: {}", dir_, errno_text());
+  return line;
+}
+
+NetSession::~NetSession() {
+  finish();
+  if (control_parent_ >= 0) ::close(control_parent_);
+  if (control_child_ >= 0) ::close(control_child_);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+std::vector<std::string> network_report(const net::ProviderDefaults& defaults, const sandbox::Grants& policy_net,
+                                        const std::string& no_default_origin) {
+  std::vector<std::string> out;
+  if (policy_net.empty()) {
+    out.push_back("network: plain blaude uses the host's network here; --allow-domain or --publish selects proxy mode");
+  } else {
+    out.push_back("network: plain blaude uses proxy mode here (" + policy_net.front().origin +
+                  " allows destinations); only allowed destinations are reachable, through blaude's proxy");
+  }
+  if (!no_default_origin.empty()) {
+    out.push_back("  proxy mode allows no default hosts (no-default-domains, " + no_default_origin + ")");
+  } else {
+    out.push_back("  proxy mode allows by default, for " + defaults.provider + ":");
+    for (const auto& r : defaults.rules) out.push_back("    " + r.pattern.text() + "  (" + r.source + ")");
+  }
+  for (const auto& w : defaults.warnings) out.push_back("  warning: " + w);
+  return out;
+}
+
+net::ProviderDefaults host_defaults(const HostEnv& host, const cli::Options& o) {
+  std::vector<std::string> env = host.environ;
+  for (const auto& [k, v] : o.env) env.insert(env.begin(), k + "=" + v);  // first definition wins
+  return net::provider_defaults(net::env_from(env), o.remote_control_mode());
+}
+
+std::string help_text(const HostEnv& host) {
+  std::string out = cli::help_text();
+  auto defaults = host_defaults(host, cli::Options{});
+  out += "\nProxy mode's default hosts here (" + defaults.provider + "):";
+  for (const auto& r : defaults.rules) out += " " + r.pattern.text();
+  out += "\n";
+  return out;
+}
+
+}  // namespace blaude::app

@@ -1,0 +1,82 @@
+// Proxy mode in the app layer (issue 13): deciding it (which destinations, from the command
+// line, the policies and the provider's defaults), running its host side around the session,
+// and the text --help, --print-policy and `blaude doctor` show about it.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "app/failure.hpp"
+#include "cli/options.hpp"
+#include "common/host_env.hpp"
+#include "net/decision.hpp"
+#include "net/provider.hpp"
+#include "sandbox/env_policy.hpp"
+#include "sandbox/grant.hpp"
+#include "sandbox/launch_plan.hpp"
+#include "sandbox/request.hpp"
+
+namespace blaude::net {
+class Service;
+}
+
+namespace blaude::app {
+
+// A session in proxy mode, as decided (nothing exists yet on the host).
+struct NetLaunch {
+  net::Policy policy;              // everything the proxy allows, in the order shown
+  std::vector<uint16_t> publish;
+  std::string dir;                 // the private directory of the proxy's socket (a HostPrep)
+  std::string socket;              // dir + "/proxy.sock"
+};
+
+// The allow-domain grants of the policies (and the command line's) as proxy rules, plus the
+// provider's defaults unless the user's policy says no-default-domains. Pure.
+net::Policy network_policy(const cli::Options& o, const sandbox::Grants& policy_grants,
+                           const std::string& no_default_origin, const net::ProviderDefaults& defaults);
+
+// Splits a policy's grants: paths stay in `grants`, destinations move to the result.
+sandbox::Grants take_network_grants(sandbox::Grants& grants);
+
+// Proxy mode for this launch, if asked for (any allow-domain or --publish): fills `req.proxy`,
+// replaces the proxy variables in `env`, lists the socket dir as a host preparation and adds
+// notices. nullopt when the session keeps the host network (or --no-network).
+struct NetDecision {
+  std::optional<NetLaunch> launch;
+  std::optional<Failure> failure;
+};
+NetDecision decide_network(const HostEnv& host, const cli::Options& o, sandbox::Grants net_grants,
+                           const std::string& no_default_origin, sandbox::EnvList& env,
+                           sandbox::SandboxRequest& req, std::vector<sandbox::HostPrep>& preps,
+                           std::vector<std::string>& notices);
+
+// The host side while the session runs: started before the child (a port in use fails here,
+// before anything runs), stopped after it. `argv`/`keep_fds` get the relay's control socket.
+class NetSession {
+public:
+  static std::variant<std::unique_ptr<NetSession>, Failure> start(const NetLaunch& l, std::vector<std::string>& argv,
+                                                                   std::vector<int>& keep_fds);
+  ~NetSession();
+  // Stops the proxy, removes its socket and directory, and returns the summary line ("" when
+  // nothing was refused).
+  std::string finish();
+
+private:
+  NetSession() = default;
+  std::unique_ptr<net::Service> service_;
+  int control_parent_ = -1, control_child_ = -1;
+  std::string dir_;
+};
+
+// Lines about proxy mode for --help, --print-policy and doctor: the provider's default hosts
+// in this environment and which mode a plain `blaude` would use here.
+std::vector<std::string> network_report(const net::ProviderDefaults& defaults, const sandbox::Grants& policy_net,
+                                        const std::string& no_default_origin);
+std::string help_text(const HostEnv& host);
+// The provider's default hosts for the host's environment (with --env applied).
+net::ProviderDefaults host_defaults(const HostEnv& host, const cli::Options& o);
+
+}  // namespace blaude::app
