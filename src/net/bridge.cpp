@@ -54,12 +54,15 @@ void Bridge::close() {
 
 void Bridge::on_closed(uv_handle_t* h) {
   auto* b = static_cast<Bridge*>(h->data);
-  if (--b->open_ == 0) b->release_(b);
+  if (--b->open_ != 0) return;
+  // The owner frees `b`, and with it release_: call a copy that outlives the call.
+  Release release = std::move(b->release_);
+  release(b);
 }
 
 Bridge* BridgeSet::add(uv_loop_t* loop, ReadScratch* scratch) {
   items_.push_back(std::make_unique<Bridge>(loop, scratch, [this](Bridge* b) {
-    items_.erase(b->pos);
+    items_.erase(b->pos);  // frees b (the closure running here is a copy: see on_closed)
     maybe_done();
   }));
   Bridge* b = items_.back().get();
