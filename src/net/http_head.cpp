@@ -82,8 +82,10 @@ bool same_dest(const Authority& a, const Authority& b, uint16_t dflt) {
          (a.port ? a.port : dflt) == (b.port ? b.port : dflt);
 }
 
-// Hop-by-hop headers (RFC 9110 7.6.1) and the proxy's own: never forwarded.
+// Hop-by-hop headers (RFC 9110 7.6.1) and every Proxy-* header (they are for this proxy, and
+// a credential meant for it must never reach the origin): never forwarded.
 bool hop_by_hop(const std::string& n) {
+  if (n.starts_with("proxy-")) return true;
   for (const char* h : {"connection", "keep-alive", "proxy-connection", "proxy-authorization",
                         "proxy-authenticate", "te", "trailer", "upgrade"})
     if (n == h) return true;

@@ -56,6 +56,9 @@ TEST_CASE("net http: absolute-URI requests are forwarded in origin form", "[net]
         "POST /v1/x?y=1 HTTP/1.1\r\nHost: api.example.com:8080\r\nContent-Length: 4\r\nAccept: */*\r\n"
         "Connection: close\r\n\r\n");
   CHECK(in.substr(r.head_len) == "body");
+  // Every Proxy-* header is the proxy's, whatever its name (found by fuzz_net_http).
+  CHECK(req("GET http://e.example/ HTTP/1.1\r\nPROXY-Other: 1\r\nproxy-authorization: x\r\n\r\n").forward ==
+        "GET / HTTP/1.1\r\nHost: e.example\r\nConnection: close\r\n\r\n");
   // No Host header: one is added; no path: "/".
   CHECK(req("GET http://example.com HTTP/1.1\r\n\r\n").forward == "GET / HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n");
   CHECK(req("GET http://example.com?q HTTP/1.0\r\n\r\n").forward.starts_with("GET /?q HTTP/1.0\r\n"));
