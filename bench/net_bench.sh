@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Proxy mode's costs (issue 13), each against a baseline measured in the same run:
+#   bulk     a download from a loopback server (netbench serve on the host): direct on the host
+#            vs. from inside blaude in proxy mode (relay + host proxy); target >= 0.5x
+#   connect  connect-to-first-byte p50 over N fresh connections: direct vs. through the proxy;
+#            target <= +1 ms
+#   idle     context switches of blaude's proxy thread and of the relay while the session idles
+#            (target 0: no polling, no timers)
+#   startup  `blaude --exec true` wall time, median of R runs: default mode vs. proxy mode;
+#            target <= +5 ms
+# Runs blaude as uid 65534 (real bwrap, unprivileged), like the integration tests.
+# Usage: bench/net_bench.sh BUILD_DIR [--bytes N] [--conns N] [--reps N]
+set -euo pipefail
+BUILD=$(readlink -f "${1:?usage: net_bench.sh BUILD_DIR [--bytes N] [--conns N] [--reps N]}")
+shift
+BYTES=$((1 << 30)) CONNS=500 REPS=15
+while [ $# -gt 0 ]; do
+  case $1 in
+    --bytes) BYTES=$2; shift 2 ;;
+    --conns) CONNS=$2; shift 2 ;;
+    --reps) REPS=$2; shift 2 ;;
+    *) echo "net_bench.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+BLAUDE=$BUILD/blaude NETBENCH=$BUILD/netbench
+for f in "$BLAUDE" "$NETBENCH"; do [ -x "$f" ] || { echo "net_bench.sh: $f is not built" >&2; exit 1; }; done
+
+T=$(mktemp -d /tmp/net_bench.XXXXXX)
+SERVER=""
+cleanup() { [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$T"; }
+trap cleanup EXIT
+chmod 755 "$T"
+mkdir -p "$T/home" "$T/proj"
+cp "$NETBENCH" "$T/proj/netbench"
+chown -R 65534:65534 "$T/home" "$T/proj"
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups env -i HOME="$T/home" PATH=/usr/bin:/bin LANG=C.UTF-8 "$@"; }
+bl() { (cd "$T/proj" && nobody "$BLAUDE" "$@" </dev/null); }
+
+setpriv --reuid=65534 --regid=65534 --clear-groups "$NETBENCH" serve "$T/proj/port" &  # $! is the server
+SERVER=$!
+while [ ! -s "$T/proj/port" ]; do sleep 0.05; done
+P=$(cat "$T/proj/port")
+ALLOW=(--allow-domain "127.0.0.1:$P")
+median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+field() { sed -n "s/.*$1 \([0-9.]*\).*/\1/p"; }
+
+# --- bulk: 3 interleaved pairs, the median of each side -------------------------------------------
+: >"$T/bulk.direct"; : >"$T/bulk.proxy"
+for _ in 1 2 3; do
+  nobody "$NETBENCH" bulk 127.0.0.1 "$P" "$BYTES" | field mib_per_s >>"$T/bulk.direct"
+  bl "${ALLOW[@]}" --exec ./netbench bulk 127.0.0.1 "$P" "$BYTES" 3128 | field mib_per_s >>"$T/bulk.proxy"
+done
+bd=$(median <"$T/bulk.direct") bp=$(median <"$T/bulk.proxy")
+
+# --- connect: p50 of CONNS fresh connections each way ----------------------------------------------
+ld=$(nobody "$NETBENCH" latency 127.0.0.1 "$P" "$CONNS" | field p50_us)
+lp=$(bl "${ALLOW[@]}" --exec ./netbench latency 127.0.0.1 "$P" "$CONNS" 3128 | field p50_us)
+
+# --- idle: a session that sleeps; context switches of the proxy thread and the relay in 3 s -------
+bl "${ALLOW[@]}" --exec sleep 15 &
+BL=$!
+bpid="" relay="" ptid=""
+for _ in $(seq 200); do
+  bpid=$(pgrep -u 65534 -xf "$BLAUDE --allow-domain 127.0.0.1:$P --exec sleep 15" || true)
+  relay=$(pgrep -u 65534 -f "^/run/blaude/blaude __net-relay .*-- sleep 15" || true)
+  ptid=""
+  [ -n "$bpid" ] && for t in /proc/"$bpid"/task/*; do [ "$(cat "$t/comm" 2>/dev/null)" = blaude-net ] && ptid=${t##*/}; done
+  [ -n "$relay" ] && [ -n "$ptid" ] && break
+  sleep 0.1
+done
+[ -n "$ptid" ] && [ -n "$relay" ] || { echo "net_bench.sh: did not find the proxy thread and the relay" >&2; exit 1; }
+sw() { awk '/ctxt_switches/ {s += $2} END {print s + 0}' "$1"; }
+sleep 1  # start-up settles
+p0=$(sw "/proc/$bpid/task/$ptid/status") r0=$(sw "/proc/$relay/status")
+sleep 3
+p1=$(sw "/proc/$bpid/task/$ptid/status") r1=$(sw "/proc/$relay/status")
+wait "$BL" || true
+
+# --- startup: REPS interleaved runs of each mode ---------------------------------------------------
+now() { date +%s%N; }
+: >"$T/st.default"; : >"$T/st.proxy"
+for _ in $(seq "$REPS"); do
+  a=$(now); bl --exec true; b=$(now); echo $(((b - a) / 1000)) >>"$T/st.default"
+  a=$(now); bl "${ALLOW[@]}" --exec true; b=$(now); echo $(((b - a) / 1000)) >>"$T/st.proxy"
+done
+sd=$(median <"$T/st.default") sp=$(median <"$T/st.proxy")
+
+verdict() { if awk "BEGIN {exit !($1)}"; then echo met; else echo MISSED; fi; }
+printf '%-10s %-30s %-30s %-14s %s\n' measure baseline "proxy mode" result target
+printf '%-10s %-30s %-30s %-14s %s\n' bulk "direct $bd MiB/s" "$bp MiB/s" \
+  "$(awk "BEGIN {printf \"%.2fx\", $bp / $bd}")" ">= 0.5x: $(verdict "$bp / $bd >= 0.5")"
+printf '%-10s %-30s %-30s %-14s %s\n' connect "direct p50 $ld us" "p50 $lp us" \
+  "$(awk "BEGIN {printf \"%+.0f us\", $lp - $ld}")" "<= +1000 us: $(verdict "$lp - $ld <= 1000")"
+printf '%-10s %-30s %-30s %-14s %s\n' idle "-" "proxy thread $((p1 - p0)), relay $((r1 - r0))" \
+  "switches/3 s" "0: $(verdict "$((p1 - p0 + r1 - r0)) == 0")"
+printf '%-10s %-30s %-30s %-14s %s\n' startup "default median $sd us" "median $sp us" \
+  "$(awk "BEGIN {printf \"%+.0f us\", $sp - $sd}")" "<= +5000 us: $(verdict "$sp - $sd <= 5000")"
+echo "(bytes $BYTES, connections $CONNS, start-up runs $REPS each; load average $(cut -d' ' -f1-3 /proc/loadavg))"
