@@ -65,7 +65,8 @@ GateRequest gate_request(const HostEnv& host, bool trust_policy) {
   req.project_root = host.cwd;
   const std::string xdg = host.get("XDG_CONFIG_HOME");
   req.config_dir = !xdg.empty() && xdg[0] == '/' ? xdg + "/blaude" : req.home + "/.config/blaude";
-  std::string_view rest(host.get("PATH"));
+  const std::string path = host.get("PATH");  // get() returns a copy: keep it alive for rest
+  std::string_view rest(path);
   while (!rest.empty()) {
     auto colon = rest.find(':');
     auto dir = rest.substr(0, colon);
