@@ -8,11 +8,13 @@ what=${1:-build}
 deb_build=(g++ cmake make pkg-config libuv1-dev libutf8proc-dev libspdlog-dev
            nlohmann-json3-dev nettle-dev catch2 bubblewrap)
 deb_test=(tmux xclip xsel xvfb asciinema util-linux procps clang libclang-rt-14-dev nodejs npm
-          python3 xauth meson libcap-dev patch git)
+          python3 xauth meson libcap-dev patch git
+          lintian rpm dpkg-dev fish zsh bash-completion man-db openssh-client)
 rpm_build=(gcc-c++ cmake make pkgconf-pkg-config libuv-devel utf8proc-devel spdlog-devel
            json-devel nettle-devel catch2-devel bubblewrap)
 rpm_test=(tmux xclip xsel xorg-x11-server-Xvfb asciinema util-linux procps-ng clang compiler-rt
-          nodejs npm python3 meson libcap-devel patch git)
+          nodejs npm python3 meson libcap-devel patch git
+          rpm-build fish zsh bash-completion man-db openssh-clients)
 
 run_as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"

@@ -6,7 +6,9 @@
 
 #include "app/failure.hpp"
 #include "app/run.hpp"
+#include "cli/docs.hpp"
 #include "cli/parse.hpp"
+#include "common/build_info.hpp"
 #include "common/log.hpp"
 
 using namespace blaude;
@@ -15,19 +17,19 @@ namespace {
 
 app::Outcome dispatch(const std::vector<std::string>& args) {
   auto parsed = cli::parse(args);
-  if (auto* err = std::get_if<cli::UsageError>(&parsed)) return app::usage(err->message);
+  if (auto* err = std::get_if<cli::UsageError>(&parsed)) return app::usage(err->message, err->hint);
   const auto& o = std::get<cli::Options>(parsed);
   switch (o.action) {
     case cli::Action::Help:
       std::fputs(cli::help_text().c_str(), stdout);
       return 0;
     case cli::Action::Version:
-      std::printf("blaude %s\n", BLAUDE_VERSION);
+      std::fputs(cli::version_text(BLAUDE_VERSION, build::kRevision).c_str(), stdout);
       return 0;
     case cli::Action::Doctor:
       return app::run_doctor();
     case cli::Action::FixApparmor:
-      return app::run_fix_apparmor();
+      return app::run_fix_apparmor(o);
     case cli::Action::HostBypass:
       return app::host_bypass(o);
     case cli::Action::Run:
