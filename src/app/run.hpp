@@ -12,6 +12,6 @@ Outcome run(const cli::Options& o);
 Outcome host_bypass(const cli::Options& o);
 // `blaude doctor` and `blaude fix-apparmor`.
 Outcome run_doctor();
-Outcome run_fix_apparmor();
+Outcome run_fix_apparmor(const cli::Options& o);
 
 }  // namespace blaude::app
