@@ -1,9 +1,11 @@
 // Parse the command line, dispatch to the app layer, map the result to an exit code.
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <vector>
 
+#include "app/exec_shim.hpp"
 #include "app/failure.hpp"
 #include "app/run.hpp"
 #include "cli/docs.hpp"
@@ -41,6 +43,8 @@ app::Outcome dispatch(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Inside the sandbox, first of all: start the sandboxed command (app/exec_shim.hpp).
+  if (argc >= 2 && std::strcmp(argv[1], app::kExecShim) == 0) return app::exec_shim(argc - 2, argv + 2);
   log::off();
   try {
     return app::exit_code(dispatch(std::vector<std::string>(argv + 1, argv + argc)));

@@ -14,6 +14,12 @@ struct Mount {
   bool rw = false;
 };
 
+// blaude's own binary inside the sandbox (bind-mounted read-only), which starts the command as
+// `kSandboxSelf __exec CMD ARGS...` so that a missing or unrunnable CMD exits 127/126 as it
+// does outside (app/exec_shim.hpp). The net relay uses the same path.
+inline constexpr const char* kSandboxSelf = "/run/blaude/blaude";
+inline constexpr const char* kExecShim = "__exec";
+
 struct SandboxRequest {
   std::vector<std::string> command;  // argv inside, e.g. {"claude", "--dangerously-..."}
   Grants grants;                     // project + user policy, already trust-gated and resolved
