@@ -5,10 +5,11 @@ set(CPACK_PACKAGE_VENDOR "blaude")
 set(CPACK_PACKAGE_CONTACT "Seed 8b99c046 maintainers <maintainers@users.noreply.a-seed-8b99c046.example>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "run Claude Code in a bubblewrap sandbox")
 set(CPACK_PACKAGE_DESCRIPTION
-    "blaude runs Claude Code with --dangerously-skip-permissions inside a bubblewrap sandbox,\n"
-    "behind a terminal-aware supervisor that delivers OSC 52 clipboard writes to the host\n"
-    "clipboard and keeps asciinema recordings clean. It is a drop-in replacement for claude:\n"
-    "every argument it does not know goes to Claude Code unchanged.")
+    "blaude runs Claude Code with --dangerously-skip-permissions inside a\n"
+    "bubblewrap sandbox, behind a terminal-aware supervisor that delivers OSC 52\n"
+    "clipboard writes to the host clipboard and keeps asciinema recordings clean.\n"
+    "It is a drop-in replacement for claude: every argument it does not know goes\n"
+    "to Claude Code unchanged.")
 string(REPLACE ";" "" CPACK_PACKAGE_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION}")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_PACKAGE_DIRECTORY ${PROJECT_BINARY_DIR}/packages)
@@ -33,7 +34,7 @@ set(CPACK_RPM_PACKAGE_AUTOREQ ON)
 set(CPACK_RPM_SPEC_MORE_DEFINE "%define debug_package %{nil}\nRecommends: (xclip or xsel or wl-clipboard)")
 set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
     /usr/share/bash-completion /usr/share/bash-completion/completions /usr/share/zsh
-    /usr/share/zsh/site-functions /usr/share/fish /usr/share/fish/vendor_completions.d
+    /usr/share/zsh/site-functions /usr/share/zsh/vendor-completions /usr/share/fish /usr/share/fish/vendor_completions.d
     /usr/share/man/man1 /usr/share/doc)
 
 include(CPack)

@@ -17,7 +17,8 @@ STAGE="$T_DIR/stage"
 mk install DESTDIR="$STAGE" PREFIX=/usr/local >"$T_DIR/install.out" 2>&1 || { fail "make install DESTDIR"; cat "$T_DIR/install.out"; finish; }
 P="$STAGE/usr/local"
 for f in bin/blaude share/man/man1/blaude.1.gz share/bash-completion/completions/blaude \
-         share/zsh/site-functions/_blaude share/fish/vendor_completions.d/blaude.fish share/doc/blaude/copyright; do
+         share/zsh/site-functions/_blaude share/fish/vendor_completions.d/blaude.fish share/doc/blaude/copyright \
+         share/doc/blaude/changelog.gz; do
   check "DESTDIR install: $f" test -f "$P/$f"
 done
 check_eq "DESTDIR install: nothing outside \$DESTDIR/usr/local" "usr" "$(ls "$STAGE")"
@@ -115,7 +116,7 @@ mk install PREFIX="$PFX" >"$T_DIR/install2.out" 2>&1 || { fail "make install PRE
 check_eq "PREFIX install: the binary runs from there" "$(cat "$T_DIR/version")" "$("$PFX/bin/blaude" --version 2>&1)"
 check "... and the completions are there" test -f "$PFX/share/fish/vendor_completions.d/blaude.fish"
 mk uninstall >"$T_DIR/uninstall.out" 2>&1 || { fail "make uninstall"; cat "$T_DIR/uninstall.out"; }
-check_eq "make uninstall removed 6 files" 1 "$(grep -c 'uninstalled 6 files' "$T_DIR/uninstall.out")"
+check_eq "make uninstall removed 7 files" 1 "$(grep -c 'uninstalled 7 files' "$T_DIR/uninstall.out")"
 (cd "$PFX" && find . -type f | sort) >"$T_DIR/after"
 check_eq "after uninstall exactly the files that were there before remain" "$(cat "$T_DIR/before")" "$(cat "$T_DIR/after")"
 check "... the user's own files in the prefix are untouched" grep -qx mine "$PFX/bin/other-tool"
