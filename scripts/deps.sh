@@ -9,7 +9,7 @@ deb_build=(g++ cmake make pkg-config libuv1-dev libutf8proc-dev libspdlog-dev
            nlohmann-json3-dev nettle-dev catch2 bubblewrap)
 deb_test=(tmux xclip xsel xvfb asciinema util-linux procps clang libclang-rt-14-dev nodejs npm
           python3 xauth meson libcap-dev patch git
-          lintian rpm dpkg-dev fish zsh bash-completion man-db openssh-client)
+          lintian rpm dpkg-dev fish zsh bash-completion man-db bsdextrautils openssh-client)
 rpm_build=(gcc-c++ cmake make pkgconf-pkg-config libuv-devel utf8proc-devel spdlog-devel
            json-devel nettle-devel catch2-devel bubblewrap)
 rpm_test=(tmux xclip xsel xorg-x11-server-Xvfb asciinema util-linux procps-ng clang compiler-rt
