@@ -76,6 +76,11 @@ tm send-keys -t t C-u; tm_type "blaude --git --permission-m"; tm send-keys -t t 
 check "bash: a claude option (--permission-m<Tab>) completes to claude's --permission-mode" tm_wait '^\$ blaude --git --permission-mode ' 5
 tm send-keys -t t C-u; tm_type "blaude fix-app"; tm send-keys -t t Tab
 check "bash: a command (fix-app<Tab>)" tm_wait '^\$ blaude fix-apparmor ' 5
+# A claude with a completion of its own: blaude hands claude's words to it.
+tm send-keys -t t C-u; tm_run "_fake_claude() { COMPREPLY=(fromclaudecompletion); }; complete -F _fake_claude claude; clear"
+tm_wait '^\$ $' 5 || true
+tm_type "blaude --git fromc"; tm send-keys -t t Tab
+check "bash: claude's own completion gets claude's words" tm_wait '^\$ blaude --git fromclaudecompletion ' 5
 
 shell_in "env -i HOME=$T_DIR TERM=xterm PATH=/usr/bin:/bin PS1='\$ ' zsh -f -i" \
   "fpath=($P/share/zsh/site-functions \$fpath); autoload -Uz compinit; compinit -u -D; clear"
@@ -83,6 +88,10 @@ tm_type "blaude --dry"; tm send-keys -t t Tab
 check "zsh: --dry<Tab> gives --dry-run" tm_wait '^\$ blaude --dry-run ' 5
 tm send-keys -t t C-u; tm_type "blaude --no-sandbox --permission-m"; tm send-keys -t t Tab
 check "zsh: claude's --permission-m<Tab> gives --permission-mode" tm_wait '^\$ blaude --no-sandbox --permission-mode ' 5
+tm send-keys -t t C-u; tm_run "_fake_claude() { compadd fromclaudecompletion }; compdef _fake_claude claude; clear"
+tm_wait '^\$ $' 5 || true
+tm_type "blaude --git fromc"; tm send-keys -t t Tab
+check "zsh: claude's own completion gets claude's words" tm_wait '^\$ blaude --git fromclaudecompletion ' 5
 
 cat >"$T_DIR/init.fish" <<EOF
 function fish_prompt; printf '\$ '; end
@@ -96,6 +105,10 @@ tm_type "blaude --no-netw"; tm send-keys -t t Tab
 check "fish: --no-netw<Tab> gives --no-network" tm_wait '^\$ blaude --no-network ' 5
 tm send-keys -t t C-u; tm_type "blaude --permission-m"; tm send-keys -t t Tab
 check "fish: claude's --permission-m<Tab> gives --permission-mode" tm_wait '^\$ blaude --permission-mode ' 5
+tm send-keys -t t C-u; tm_run "complete -c claude -f -a fromclaudecompletion; clear"
+tm_wait '^\$ $' 5 || true
+tm_type "blaude --git fromc"; tm send-keys -t t Tab
+check "fish: claude's own completion gets claude's words" tm_wait '^\$ blaude --git fromclaudecompletion ' 5
 tm kill-server >/dev/null 2>&1 || true
 
 # --- the default PREFIX: ~/.local for a user, /usr/local for root ----------------------------
