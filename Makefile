@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build run test unit asan fuzz bench deps deps-test bwrap-overlay clean
+.PHONY: all build run test unit asan fuzz bench deps deps-test bwrap-overlay clean install uninstall deb rpm
 
 all: build
 
@@ -21,6 +21,25 @@ build: deps $(BUILD)/CMakeCache.txt
 
 run: build
 	$(BUILD)/blaude $(ARGS)
+
+# Install the stripped release binary, the man page and the bash/zsh/fish completions.
+# PREFIX: ~/.local for a user, /usr/local for root; DESTDIR is honoured (staged installs).
+# `make uninstall` removes exactly the files the last install wrote (build/install_manifest.txt).
+PREFIX ?= $(if $(filter 0,$(shell id -u)),/usr/local,$(HOME)/.local)
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
+
+uninstall:
+	cmake -DMANIFEST=$(BUILD)/install_manifest.txt -P packaging/uninstall.cmake
+
+# Packages of the same install tree under /usr, in $(BUILD)/packages: a .deb (depends on
+# bubblewrap, recommends xclip | xsel | wl-clipboard) and an .rpm (needs rpmbuild).
+deb: build
+	cd $(BUILD) && cpack -G DEB
+
+rpm: build
+	@command -v rpmbuild >/dev/null || { echo "make rpm: rpmbuild is missing (apt install rpm, or dnf install rpm-build)" >&2; exit 1; }
+	cd $(BUILD) && cpack -G RPM
 
 # Every test: unit and integration (real ptys, tmux, bwrap, Xvfb, asciinema), warnings as errors,
 # then the same suite's unit part under ASan/UBSan, then each fuzz target briefly.

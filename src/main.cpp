@@ -1,12 +1,16 @@
 // Parse the command line, dispatch to the app layer, map the result to an exit code.
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <vector>
 
+#include "app/exec_shim.hpp"
 #include "app/failure.hpp"
 #include "app/run.hpp"
+#include "cli/docs.hpp"
 #include "cli/parse.hpp"
+#include "common/build_info.hpp"
 #include "common/log.hpp"
 
 using namespace blaude;
@@ -15,18 +19,18 @@ namespace {
 
 app::Outcome dispatch(const std::vector<std::string>& args) {
   auto parsed = cli::parse(args);
-  if (auto* err = std::get_if<cli::UsageError>(&parsed)) return app::usage(err->message);
+  if (auto* err = std::get_if<cli::UsageError>(&parsed)) return app::usage(err->message, err->hint);
   const auto& o = std::get<cli::Options>(parsed);
   switch (o.action) {
     case cli::Action::Help:
       return app::show_help();
     case cli::Action::Version:
-      std::printf("blaude %s\n", BLAUDE_VERSION);
+      std::fputs(cli::version_text(BLAUDE_VERSION, build::kRevision).c_str(), stdout);
       return 0;
     case cli::Action::Doctor:
       return app::run_doctor();
     case cli::Action::FixApparmor:
-      return app::run_fix_apparmor();
+      return app::run_fix_apparmor(o);
     case cli::Action::HostBypass:
       return app::host_bypass(o);
     case cli::Action::Run:
@@ -38,6 +42,8 @@ app::Outcome dispatch(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Inside the sandbox, first of all: start the sandboxed command (app/exec_shim.hpp).
+  if (argc >= 2 && std::strcmp(argv[1], app::kExecShim) == 0) return app::exec_shim(argc - 2, argv + 2);
   log::off();
   // Inside the sandbox, in proxy mode: the relay wrapper, before any of blaude's own parsing.
   if (argc > 1 && std::string(argv[1]) == "__net-relay")

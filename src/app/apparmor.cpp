@@ -4,6 +4,7 @@
 
 #include "common/file_io.hpp"
 #include "common/path_search.hpp"
+#include "common/shell_quote.hpp"
 #include "common/subprocess.hpp"
 
 namespace blaude::app::apparmor {
@@ -55,11 +56,21 @@ Outcome describe(Verdict v, const Facts& f) {
                              "Install with: apt install bubblewrap  OR  dnf install bubblewrap"}};
     case Verdict::NeedsRoot:
       return {1, {}, Failure{std::string("fix-apparmor must write ") + kProfilePath + " and needs root",
-                             "Run: sudo blaude fix-apparmor"}};
+                             "Run as root: " + root_command(f)}};
     case Verdict::Install:
       break;
   }
   return {0, {}, std::nullopt};
+}
+
+std::vector<std::string> sudo_argv(const Facts& f) {
+  if (f.sudo.empty() || f.self_exe.empty() || f.bwrap_path.empty()) return {};
+  return {f.sudo, f.self_exe, "fix-apparmor", f.bwrap_path};
+}
+
+std::string root_command(const Facts& f) {
+  std::string self = f.self_exe.empty() ? "blaude" : f.self_exe;
+  return shell_quote(std::vector<std::string>{self, "fix-apparmor", f.bwrap_path.empty() ? "/usr/bin/bwrap" : f.bwrap_path});
 }
 
 std::vector<std::string> startup_warning(const Facts& f) {
@@ -67,7 +78,7 @@ std::vector<std::string> startup_warning(const Facts& f) {
   if (f.profile_path_exists) return {};  // someone installed a profile; trust it at startup
   return {"Warning: AppArmor is restricting unprivileged user namespaces.",
           "  bwrap may fail with 'Operation not permitted' on this system.",
-          "  Fix with: sudo blaude fix-apparmor", ""};
+          "  Fix with: blaude fix-apparmor   (it asks for your sudo password)", ""};
 }
 
 Facts probe(const HostEnv& host, const std::string& bwrap_path) {
@@ -82,13 +93,17 @@ Facts probe(const HostEnv& host, const std::string& bwrap_path) {
     f.bwrap_path = real.empty() ? bwrap_path : real;
   }
   f.is_root = ::geteuid() == 0;
+  char buf[4096];
+  if (ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1); n > 0 && buf[0] == '/') f.self_exe.assign(buf, size_t(n));
+  // sudo where distributions put it, also when the user's PATH lacks it.
+  f.sudo = find_executable("sudo", host.get("PATH") + ":/usr/bin:/bin", RelativeEntries::Skip).value_or("");
   return f;
 }
 
 Outcome install(const Facts& f) {
   if (std::string why = atomic_replace(kProfilePath, profile_text(f.bwrap_path), 0644); !why.empty())
     return {1, {}, Failure{"failed to write " + std::string(kProfilePath) + ": " + why,
-                           "Run as root: sudo blaude fix-apparmor"}};
+                           "Run as root: " + root_command(f)}};
   RunOptions ro;
   ro.timeout_ms = 30000;
   auto r = run_capture({"apparmor_parser", "-r", kProfilePath}, ro);

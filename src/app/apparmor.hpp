@@ -23,6 +23,8 @@ struct Facts {
   bool profile_path_exists = false;       // anything at that path (a symlink, a directory...)
   std::string bwrap_path;                 // the bwrap blaude uses, resolved ("" if none)
   bool is_root = false;
+  std::string self_exe;                   // blaude's own binary, absolute ("" if unknown)
+  std::string sudo;                       // sudo's absolute path ("" if none)
 };
 
 enum class Verdict {
@@ -50,9 +52,17 @@ struct Outcome {
 };
 Outcome describe(Verdict v, const Facts& f);
 
+// NeedsRoot with sudo at hand: the privileged step, run through sudo by absolute paths. sudo's
+// secure_path would not find ~/.local/bin/blaude, and root's PATH would not find the user's
+// bwrap: so `sudo /abs/blaude fix-apparmor /abs/bwrap`. Empty when it cannot be built.
+std::vector<std::string> sudo_argv(const Facts& f);
+// The command a user runs as root when blaude cannot (no sudo): it works as printed.
+std::string root_command(const Facts& f);
+
 // Startup warning lines when the restriction is active and no usable profile exists.
 std::vector<std::string> startup_warning(const Facts& f);
 
+// `bwrap_path`: the bwrap to write the profile for (resolved); "" for none.
 Facts probe(const HostEnv& host, const std::string& bwrap_path);
 // Writes kProfilePath atomically (0644) and loads it with apparmor_parser -r. Outcome as above.
 Outcome install(const Facts& f);

@@ -8,6 +8,7 @@
 #include "app/claude_settings.hpp"
 #include "app/launch.hpp"
 #include "cli/command.hpp"
+#include "cli/parse.hpp"
 #include "common/path_search.hpp"
 #include "sandbox/bwrap/host_facts.hpp"
 #include "sandbox/bwrap/plan.hpp"
@@ -30,10 +31,11 @@ sandbox::EnvRules env_rules(const cli::Options& o) {
   return r;
 }
 
-sandbox::SandboxRequest sandbox_request(const cli::Options& o, const std::vector<std::string>& argv) {
+sandbox::SandboxRequest sandbox_request(const cli::Options& o, const std::vector<std::string>& argv,
+                                        const std::string& home) {
   sandbox::SandboxRequest r;
   r.command = argv;
-  for (const auto& m : o.mounts) r.mounts.push_back({m.path, m.rw});
+  for (const auto& m : o.mounts) r.mounts.push_back({cli::expand_home(m.path, home), m.rw});
   r.git = o.git;
   r.ssh = o.ssh;
   r.aws = o.aws;
@@ -85,7 +87,7 @@ Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std:
   l.sandboxed = true;
   const sandbox::EnvRules rules = env_rules(o);
   l.notices = sandbox::env_notices(host.environ, rules);
-  sandbox::SandboxRequest req = sandbox_request(o, argv);
+  sandbox::SandboxRequest req = sandbox_request(o, argv, host.home);
 
   const auto t0 = clock::now();
   bw::HostFacts facts = bw::HostFacts::probe(host, req);

@@ -50,7 +50,7 @@ std::vector<Line> report(const Facts& f) {
   } else if (f.userns_status) {
     std::string first = f.userns_output.substr(0, f.userns_output.find('\n'));
     std::string hint = apparmor::restricted(f.apparmor)
-                           ? "run: sudo blaude fix-apparmor"
+                           ? "run: blaude fix-apparmor"
                            : "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)";
     add(false, true, "user namespaces", "bwrap failed (" + first + "); " + hint);
   }
@@ -71,7 +71,7 @@ std::vector<Line> report(const Facts& f) {
                                        apparmor::kProfilePath + " exists (not blaude's)");
       break;
     default:
-      add(false, true, "AppArmor", "restricts user namespaces and bwrap has no profile; run: sudo blaude fix-apparmor");
+      add(false, true, "AppArmor", "restricts user namespaces and bwrap has no profile; run: blaude fix-apparmor");
   }
 
   if (f.claude_path.empty()) {

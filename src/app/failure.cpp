@@ -19,6 +19,9 @@ int exit_code(const Outcome& o) {
   return std::get<int>(o);
 }
 
-Failure usage(std::string what) { return {std::move(what), "Try 'blaude --help' for the options.", 2}; }
+Failure usage(std::string what, std::string hint) {
+  if (hint.empty()) hint = "Try 'blaude --help' for the options.";
+  return {std::move(what), std::move(hint), 2};
+}
 
 }  // namespace blaude::app

@@ -22,7 +22,7 @@ void print(const Failure& f, std::FILE* to = stderr);
 // Prints the failure, if any, and returns the exit code.
 int exit_code(const Outcome& o);
 
-// A usage error (exit 2) with the standard hint.
-Failure usage(std::string what);
+// A usage error (exit 2), with `hint` or else the standard one.
+Failure usage(std::string what, std::string hint = "");
 
 }  // namespace blaude::app

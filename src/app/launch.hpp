@@ -34,7 +34,9 @@ using Decision = std::variant<Launch, Failure>;
 
 // The command line's choices as the environment policy and the sandbox backends read them.
 sandbox::EnvRules env_rules(const cli::Options& o);
-sandbox::SandboxRequest sandbox_request(const cli::Options& o, const std::vector<std::string>& argv);
+// `home`: what ~ and ~/ at the start of a -m path stand for (cli::expand_home).
+sandbox::SandboxRequest sandbox_request(const cli::Options& o, const std::vector<std::string>& argv,
+                                        const std::string& home = "");
 
 // Pure over what they are given except for the reads they name (the bwrap probe, the policy
 // files, the trust question on the terminal).

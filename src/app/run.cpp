@@ -93,11 +93,28 @@ Outcome run_doctor() {
   return doctor::exit_code(lines);
 }
 
-Outcome run_fix_apparmor() {
+Outcome run_fix_apparmor(const cli::Options& o) {
   const HostEnv host = HostEnv::read();
-  std::string bwrap = find_executable("bwrap", host.get("PATH"), RelativeEntries::Skip).value_or("");
+  std::string bwrap = o.apparmor_bwrap;
+  if (bwrap.empty()) {
+    bwrap = find_executable("bwrap", host.get("PATH"), RelativeEntries::Skip).value_or("");
+  } else if (::access(bwrap.c_str(), X_OK) != 0) {
+    return usage("fix-apparmor: " + bwrap + " is not an executable bwrap");
+  }
   auto facts = apparmor::probe(host, bwrap);
   auto verdict = apparmor::decide(facts);
+  if (verdict == apparmor::Verdict::NeedsRoot) {
+    if (auto argv = apparmor::sudo_argv(facts); !argv.empty()) {
+      // sudo asks for the password on the terminal; then the same blaude, as root, installs.
+      std::fprintf(stderr, "blaude: fix-apparmor needs root; running: %s\n", shell_quote(argv).c_str());
+      std::fflush(stderr);
+      std::vector<char*> cargv;
+      for (auto& a : argv) cargv.push_back(a.data());
+      cargv.push_back(nullptr);
+      ::execv(argv[0].c_str(), cargv.data());
+      return Failure{"cannot run " + argv[0] + ": " + errno_text(), "Run as root: " + apparmor::root_command(facts)};
+    }
+  }
   if (verdict == apparmor::Verdict::Install)
     std::printf("Installing AppArmor profile for %s...\n", facts.bwrap_path.c_str());
   auto out = verdict == apparmor::Verdict::Install ? apparmor::install(facts) : apparmor::describe(verdict, facts);

@@ -15,7 +15,7 @@ Outcome run(const cli::Options& o);
 Outcome host_bypass(const cli::Options& o);
 // `blaude doctor` and `blaude fix-apparmor`.
 Outcome run_doctor();
-Outcome run_fix_apparmor();
+Outcome run_fix_apparmor(const cli::Options& o);
 // --help: the options, and proxy mode's default hosts for this environment.
 Outcome show_help();
 // `blaude __net-relay ... -- CMD`: proxy mode's relay inside the sandbox (net/relay_main.hpp).

@@ -9,7 +9,8 @@
 namespace blaude::cli {
 
 struct Mount {
-  std::string path;  // as given (absolute or relative, ~ expanded by the shell)
+  std::string path;  // as given: absolute, relative, or starting with ~ or ~/ (the app layer
+                     // expands those with $HOME; ~user is refused by parse_mount)
   bool rw = false;   // PATH:rw
 };
 
@@ -34,6 +35,7 @@ struct Options {
   // one selects proxy mode: an own network namespace whose only way out is blaude's proxy.
   std::vector<std::string> allow_domains;
   std::vector<uint16_t> publish;
+  std::string apparmor_bwrap;  // fix-apparmor /abs/bwrap: the bwrap to write the profile for
 
   bool git = false;
   bool ssh = false;
@@ -57,7 +59,7 @@ struct Options {
   // `remote-control` was the first claude argument: claude's own server mode, passed without
   // --dangerously-skip-permissions. Either this or the --remote-control flag turns on RC mode.
   bool remote_control_subcommand = false;
-  // `--` was given: everything after it went to claude_args verbatim (the `--` included).
+  // `--` was given: everything after it went to claude_args verbatim (the `--` itself not).
   bool saw_double_dash = false;
 
   // Remote Control's environment (telemetry on, API keys dropped) applies to both forms.
@@ -67,6 +69,8 @@ struct Options {
 // A usage error: main prints "blaude: <message>" and a hint line, exits 2.
 struct UsageError {
   std::string message;
+  std::string hint;  // "" = the standard "Try 'blaude --help'" line
+  UsageError(std::string m, std::string h = "") : message(std::move(m)), hint(std::move(h)) {}
 };
 
 }  // namespace blaude::cli

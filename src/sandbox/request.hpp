@@ -23,6 +23,11 @@ struct NetworkProxy {
   std::vector<std::string> bwrap_args;
   std::vector<std::string> command_prefix;  // ends with "--"; the command follows it
 };
+// blaude's own binary inside the sandbox (bind-mounted read-only), which starts the command as
+// `kSandboxSelf __exec CMD ARGS...` so that a missing or unrunnable CMD exits 127/126 as it
+// does outside (app/exec_shim.hpp). The net relay uses the same path.
+inline constexpr const char* kSandboxSelf = "/run/blaude/blaude";
+inline constexpr const char* kExecShim = "__exec";
 
 struct SandboxRequest {
   std::vector<std::string> command;  // argv inside, e.g. {"claude", "--dangerously-..."}

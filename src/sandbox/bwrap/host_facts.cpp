@@ -44,6 +44,7 @@ std::vector<std::string> paths_of_interest(const HostFacts& f) {
         ".config", ".config/git", "arxiv-storage", ".claude-mem", ".bun", ".bun/install/cache",
         ".gitconfig", ".git-credentials", ".ssh", ".aws", ".local/share/keyrings"})
     v.push_back(f.home + "/" + h);
+  v.push_back(f.home + "/.cache/blaude/wsl-mnt-warned");
   v.push_back(f.nvm_dir);
   v.push_back(claude_config_dir(f));
   v.push_back(dirname_of(claude_config_dir(f)));  // to create a missing one
@@ -186,6 +187,7 @@ HostFacts HostFacts::probe(const HostEnv& host, const SandboxRequest& req) {
   f.inner_mounts = inner_mounts_work(f.bwrap) && f.env_or("BLAUDE_PROTECT_MOUNTS") != "bwrap-options";
   f.exe = probe_exe(req.program(), f.env_or("PATH"), f.home_real);
   if (f.exe.name != "claude") f.claude = probe_exe("claude", f.env_or("PATH"), f.home_real);
+  probe_seed_extras(f, claude_config_dir(f));
   return f;
 }
 

@@ -124,6 +124,13 @@ struct HostFacts {
   ExeFact claude;  // claude as well when exe is another program (--exec bash, --chic): the
                    // seed binds it at its own path whatever runs; name "" otherwise
 
+  // host_facts_seed.cpp:
+  std::string self_exe;           // blaude's own binary (the in-sandbox exec shim); "" if unusable
+  bool claude_mem_plugin = false; // the claude-mem plugin is installed (the seed's three checks)
+  std::string ssh_agent_dir;      // --ssh: the agent socket's dir when it is a dedicated one, else ""
+  std::string kernel_osrelease;   // /proc/sys/kernel/osrelease (WSL detection)
+  std::string proc_version;       // /proc/version (WSL detection)
+
   // The fact for an absolute path; Missing when the path was not probed.
   const PathFact& at(const std::string& path) const;
   std::string env_or(const std::string& key, const std::string& fallback = "") const;
@@ -140,6 +147,19 @@ struct HostFacts {
 // `name` resolved against `path_env` like execvp would (a name with a '/' is taken as is when
 // absolute), its symlinks followed one by one.
 ExeFact probe_exe(const std::string& name, const std::string& path_env, const std::string& home_real);
+
+// host_facts_seed.cpp. The claude-mem plugin, as the seed detects it: any of
+// <config>/plugins/marketplaces/thedotmack (dir), <config>/plugins/cache/claude-mem (dir),
+// <config>/plugins/cache/thedotmack/claude-mem (dir: the newer cache layout), or
+// <config>/plugins/installed_plugins.json naming "claude-mem" (also "claude-mem@<marketplace>").
+bool probe_claude_mem(const std::string& config_dir);
+// The ssh-agent socket's directory when it is the agent's own: a real dir (not a link), owned by
+// `uid`, no access for group or others, holding nothing but the socket, and not a shared place
+// ($XDG_RUNTIME_DIR, /run/user/<uid>, /tmp, $HOME, /). Binding it (instead of the socket) keeps a
+// restarted agent reachable; a shared dir would expose everything else in it. "" otherwise.
+std::string probe_ssh_agent_dir(const std::string& sock, uid_t uid, const std::vector<std::string>& shared);
+// Fills the fields above (config_dir: claude's, as claude_config_dir() gives it).
+void probe_seed_extras(HostFacts& f, const std::string& config_dir);
 
 // The absolute paths probe() lstats for these options (pure; exposed for tests).
 std::vector<std::string> paths_of_interest(const HostFacts& partial);

@@ -172,8 +172,10 @@ void add_tmp_and_run(Builder& b) {
   } else {
     b.rw("/tmp");
     // Only dirs that exist: a --tmpfs on a missing path under the host /tmp would create it.
+    // (--ssh's own agent dir is bound instead, below: no shadow for a later bind to hide.)
     if (!b.req.allow_protected_writes)
-      for (const auto& d : b.f.tmp_socket_dirs) b.tmpfs(d);
+      for (const auto& d : b.f.tmp_socket_dirs)
+        if (!(b.req.ssh && d == b.f.ssh_agent_dir)) b.tmpfs(d);
   }
   const std::string uid = std::to_string(sandbox_uid(b.f));
   b.add({"--tmpfs", "/var", "--tmpfs", "/run", "--tmpfs", "/run/user/" + uid});
@@ -235,8 +237,10 @@ void add_tools(Builder& b) {
   if (b.is_dir(b.home(".local/share/claude"))) b.ro(b.home(".local/share/claude"));
   if (b.is_file(b.home(".claude.json"))) b.rw(b.home(".claude.json"));
   if (b.is_dir(b.home(".agents"))) b.ro(b.home(".agents"));
+  // The seed creates both on every launch: notebooklm-mcp keeps its login there, and a first
+  // login inside the sandbox must outlive the session.
   for (const char* d : {".notebooklm-mcp", ".notebooklm-mcp-cli"})
-    if (b.is_dir(b.home(d))) b.rw(b.home(d));
+    detail::persistent_dir(b, b.home(d), "notebooklm-mcp keeps its login there");
 }
 
 
@@ -283,8 +287,13 @@ void add_claude_dirs(Builder& b) {
   } else {
     b.p.warnings.push_back(cd + " does not exist; claude's settings will not persist this session");
   }
-  for (const char* d : {"arxiv-storage", ".claude-mem"})
-    if (b.is_dir(b.home(d))) b.rw(b.home(d));
+  if (b.is_dir(b.home("arxiv-storage"))) b.rw(b.home("arxiv-storage"));
+  // claude-mem's memory store: created, as the seed does, when the plugin is installed.
+  if (b.f.claude_mem_plugin) {
+    detail::persistent_dir(b, b.home(".claude-mem"), "the claude-mem plugin keeps its memory there");
+  } else if (b.is_dir(b.home(".claude-mem"))) {
+    b.rw(b.home(".claude-mem"));
+  }
   if (b.is_dir(b.home(".bun"))) {
     b.overlay_or(b.home(".bun"), Fallback::RoBind);
     if (!b.f.overlay && !b.req.allow_protected_writes && b.is_dir(b.home(".bun/install/cache")))
@@ -304,10 +313,16 @@ void add_opt_ins(Builder& b) {
   }
   if (b.req.ssh) {
     if (b.is_dir(b.home(".ssh"))) b.ro(b.home(".ssh"));
-    // The socket itself: its parent may be all of $XDG_RUNTIME_DIR (D-Bus, systemd, Wayland).
+    // The agent's own dir when it is a dedicated one (ssh-agent's /tmp/ssh-XXXX): an agent
+    // restarted or rotated onto the same path during the session stays reachable. Else the
+    // socket alone: its parent may be all of $XDG_RUNTIME_DIR (D-Bus, systemd, Wayland).
     std::string sock = f.env_or("SSH_AUTH_SOCK");
     if (!sock.empty() && f.at(sock).kind == Kind::Socket) {
-      b.rw(sock);
+      if (!f.ssh_agent_dir.empty()) {
+        b.rw(f.ssh_agent_dir);
+      } else {
+        b.rw(sock);
+      }
     } else {
       b.p.warnings.push_back("--ssh: SSH_AUTH_SOCK is not a socket; no agent forwarding");
     }
@@ -420,10 +435,14 @@ LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList
   }
   detail::add_protections(b);
   add_env(b, env);
+  // (proxy mode's own arguments bind blaude at the same path already)
+  const std::vector<std::string> command = detail::shimmed(b, req.command, !req.proxy);
   enforce_mount_order(b);
+  detail::add_wsl_warning(b);
   b.add({"--"});
+  // Proxy mode: the relay starts first and execs the shim, which execs the command.
   if (req.proxy) b.p.argv.insert(b.p.argv.end(), req.proxy->command_prefix.begin(), req.proxy->command_prefix.end());
-  b.p.argv.insert(b.p.argv.end(), req.command.begin(), req.command.end());
+  b.p.argv.insert(b.p.argv.end(), command.begin(), command.end());
 
   if (!b.host_writable.empty()) {
     std::string w = facts.overlay_probe_failed

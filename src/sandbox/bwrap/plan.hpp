@@ -39,6 +39,11 @@ std::string claude_config_dir(const HostFacts& facts);
 // The D-Bus session socket --keyring binds (from DBUS_SESSION_BUS_ADDRESS, else /run/user/UID/bus).
 std::string dbus_socket_path(const HostFacts& facts);
 
+// The seed's WSL warning (lines) when the kernel strings name Microsoft and the workspace is
+// under /mnt; empty otherwise. Pure: the strings are /proc/sys/kernel/osrelease and /proc/version.
+std::vector<std::string> wsl_warning(const std::string& osrelease, const std::string& proc_version,
+                                     const std::string& cwd);
+
 // /workspaces/<name> for a workspace dir (unsafe characters become '_').
 std::string workspace_dest(const std::string& cwd);
 

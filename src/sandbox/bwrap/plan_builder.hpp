@@ -62,6 +62,15 @@ void add_env_binds(Builder& b);
 // Dirs of the programs managed settings name (plan_extras.cpp).
 void add_managed_dirs(Builder& b);
 
+// plan_seed.cpp: a dir the seed keeps across sessions (~/.notebooklm-mcp, ~/.claude-mem):
+// bound read-write, created 0700 by the prepare step when missing.
+void persistent_dir(Builder& b, const std::string& path, const std::string& why);
+// The seed's warning for a workspace under /mnt on WSL, once (a marker in ~/.cache/blaude).
+void add_wsl_warning(Builder& b);
+// The command as bwrap starts it: through blaude's own binary (`kSandboxSelf __exec CMD...`,
+// bound read-only) when the probe found it, so that CMD's exec failure exits 127/126.
+std::vector<std::string> shimmed(Builder& b, const std::vector<std::string>& command, bool bind_self = true);
+
 // The program that runs (HostFacts::exe), at its own path, when the mounts so far hide it
 // (plan_exe.cpp). Throws PlanError when that would need $HOME or a secrets dir.
 void add_exe(Builder& b, const std::vector<std::string>& command);

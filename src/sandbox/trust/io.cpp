@@ -1,7 +1,6 @@
 #include "sandbox/trust/io.hpp"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,9 +10,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <stdexcept>
 
 #include "common/file_io.hpp"
+#include "common/sha256.hpp"
 
 namespace blaude::sandbox::trust {
 
@@ -42,19 +41,7 @@ std::string resolve_against(const std::string& base_dir, const std::string& p) {
 
 }  // namespace
 
-std::string sha256_hex(std::string_view bytes) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), md, &len, EVP_sha256(), nullptr) != 1)
-    throw std::runtime_error("SHA-256 failed");
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < len; ++i) {
-    out += hex[md[i] >> 4];
-    out += hex[md[i] & 15];
-  }
-  return out;
-}
+std::string sha256_hex(std::string_view bytes) { return blaude::sha256_hex(bytes); }
 
 FileRead read_file_once(const std::string& path, size_t max_bytes) {
   FileRead r;

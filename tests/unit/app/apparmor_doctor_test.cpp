@@ -75,7 +75,17 @@ TEST_CASE("AppArmor detection over synthetic hosts") {
   auto out = aa::describe(aa::Verdict::NeedsRoot, user);
   CHECK(out.exit_code == 1);
   REQUIRE(out.failure);
-  CHECK(out.failure->hint == "Run: sudo blaude fix-apparmor");
+  // No sudo: a command that works as printed (absolute paths; sudo's secure_path and root's
+  // PATH would find neither ~/.local/bin/blaude nor the user's own bwrap).
+  user.self_exe = "/home/u/.local/bin/blaude";
+  CHECK(aa::sudo_argv(user).empty());
+  CHECK(aa::describe(aa::Verdict::NeedsRoot, user).failure->hint ==
+        "Run as root: /home/u/.local/bin/blaude fix-apparmor /usr/bin/bwrap");
+  user.sudo = "/usr/bin/sudo";
+  CHECK(aa::sudo_argv(user) ==
+        std::vector<std::string>{"/usr/bin/sudo", "/home/u/.local/bin/blaude", "fix-apparmor", "/usr/bin/bwrap"});
+  user.self_exe.clear();
+  CHECK(aa::sudo_argv(user).empty());
 
   auto nobwrap = f;
   nobwrap.bwrap_path.clear();

@@ -74,18 +74,29 @@ TEST_CASE("every boolean option from the seed's table sets its field") {
   CHECK(ok({"--dry-run"}).debug);  // the seed: --dry-run shows the command too
 }
 
-TEST_CASE("-- ends blaude's options and reaches claude itself") {
+TEST_CASE("-- ends blaude's options; the rest reaches claude without it") {
   auto o = ok({"-p", "--", "--debug", "--git"});
-  CHECK(o.claude_args == Args{"-p", "--", "--debug", "--git"});
+  CHECK(o.claude_args == Args{"-p", "--debug", "--git"});
   CHECK_FALSE(o.debug);
   CHECK_FALSE(o.git);
   CHECK(o.saw_double_dash);
+  // Issue 14: `blaude -- --debug` is `claude --debug`, not a prompt "--debug".
+  CHECK(ok({"--", "--debug"}).claude_args == Args{"--debug"});
+  CHECK(choose_command(ok({"--", "--debug"}), true) == Args{"claude", "--dangerously-skip-permissions", "--debug"});
+  // A second -- is claude's own.
+  CHECK(ok({"--", "--", "x"}).claude_args == Args{"--", "x"});
+  CHECK(ok({"--"}).claude_args.empty());
+  // After --, no did-you-mean either: the word is claude's.
+  CHECK(ok({"--", "--dryrun"}).claude_args == Args{"--dryrun"});
   // Without --, the bash blaude's behaviour: a blaude flag is consumed wherever it is.
   auto p = ok({"-p", "--debug"});
   CHECK(p.claude_args == Args{"-p"});
   CHECK(p.debug);
   // A subcommand after -- is a prompt, not a host bypass.
   CHECK(ok({"--", "update"}).action == Action::Run);
+  CHECK(ok({"--", "doctor"}).action == Action::Run);
+  CHECK(ok({"--", "doctor"}).claude_args == Args{"doctor"});
+  CHECK(ok({"-p", "--", "update"}).action == Action::Run);
 }
 
 TEST_CASE("--exec takes the rest verbatim") {
@@ -152,6 +163,11 @@ TEST_CASE("commands: doctor, fix-apparmor (anywhere among blaude flags)") {
   CHECK(ok({"doctor"}).action == Action::Doctor);
   CHECK(ok({"--debug", "fix-apparmor"}).action == Action::FixApparmor);  // bash: a prompt
   CHECK(err({"doctor", "x"}).find("takes no arguments") != std::string::npos);
+  // fix-apparmor takes the bwrap to write the profile for (how the sudo step gets the user's).
+  CHECK(ok({"fix-apparmor", "/opt/b/bwrap"}).apparmor_bwrap == "/opt/b/bwrap");
+  CHECK(ok({"fix-apparmor"}).apparmor_bwrap.empty());
+  CHECK(err({"fix-apparmor", "bwrap"}).find("absolute path") != std::string::npos);
+  CHECK(err({"fix-apparmor", "/a", "/b"}).find("at most") != std::string::npos);
   CHECK(ok({"-p", "doctor"}).action == Action::Run);
 }
 

@@ -141,11 +141,10 @@ TEST_CASE("env rule 5: outer-session markers are unset, also under --keep-env") 
 TEST_CASE("env rule 6: prefix passthrough") {
   auto e = run({"ANTHROPIC_API_KEY=sk", "ANTHROPIC_NEW_THING=1", "CLAUDE_CONFIG_DIR=/c",
                 "CLAUDE_MEM_DATA_DIR=/m", "VERTEX_REGION_CLAUDE_X=eu", "DISABLE_PROMPT_CACHING_HAIKU=1",
-                "MCP_DISCOVERY_CACHE_TTL=1", "WARP_X=1", "MCP_SERVER_FOO=cfg", "SLACK_WEBHOOK=http://h",
-                "WEBSHARE_API_KEY=w", "ANTHROPIC_EMPTY="});
+                "MCP_SERVER_FOO=cfg", "SLACK_WEBHOOK=http://h", "WEBSHARE_API_KEY=w", "ANTHROPIC_EMPTY="});
   for (auto k : {"ANTHROPIC_API_KEY", "ANTHROPIC_NEW_THING", "CLAUDE_CONFIG_DIR", "CLAUDE_MEM_DATA_DIR",
-                 "VERTEX_REGION_CLAUDE_X", "DISABLE_PROMPT_CACHING_HAIKU", "MCP_DISCOVERY_CACHE_TTL",
-                 "WARP_X", "MCP_SERVER_FOO", "SLACK_WEBHOOK", "WEBSHARE_API_KEY"}) {
+                 "VERTEX_REGION_CLAUDE_X", "DISABLE_PROMPT_CACHING_HAIKU", "MCP_SERVER_FOO",
+                 "SLACK_WEBHOOK", "WEBSHARE_API_KEY"}) {
     INFO(k);
     CHECK(has(e, k));
   }
@@ -155,12 +154,12 @@ TEST_CASE("env rule 6: prefix passthrough") {
 
 TEST_CASE("env rule 6: enumerated allowlist, not prefixes") {
   auto e = run({"AWS_REGION=eu", "AWS_ACCESS_KEY_ID=a", "OTEL_EXPORTER_OTLP_ENDPOINT=h",
-                "HTTPS_PROXY=p", "https_proxy=p", "NO_COLOR=1", "HF_TOKEN=h", "GNUPGHOME=/g",
-                "TERM_PROGRAM=tmux", "CLAUDECODE=1", "NOTEBOOKLM_MCP_HOST=h",
+                "HTTPS_PROXY=p", "NO_COLOR=1", "HF_TOKEN=h", "GNUPGHOME=/g", "CLAUDECODE=1",
+                "NOTEBOOKLM_MCP_HOST=h", "MCP_DISCOVERY_CACHE=1",
                 "AWS_CONFIG_FILE=/x", "OTEL_SECRET_THING=1", "ALL_PROXY=x", "AZURE_OPENAI_OTHER=1"});
   for (auto k : {"AWS_REGION", "AWS_ACCESS_KEY_ID", "OTEL_EXPORTER_OTLP_ENDPOINT", "HTTPS_PROXY",
-                 "https_proxy", "NO_COLOR", "HF_TOKEN", "GNUPGHOME", "TERM_PROGRAM", "CLAUDECODE",
-                 "NOTEBOOKLM_MCP_HOST"}) {
+                 "NO_COLOR", "HF_TOKEN", "GNUPGHOME", "CLAUDECODE", "NOTEBOOKLM_MCP_HOST",
+                 "MCP_DISCOVERY_CACHE"}) {
     INFO(k);
     CHECK(has(e, k));
   }
@@ -168,6 +167,25 @@ TEST_CASE("env rule 6: enumerated allowlist, not prefixes") {
     INFO(k);
     CHECK_FALSE(has(e, k));
   }
+}
+
+// Issue 14: exactly the seed's list. These the bash blaude passed, the seed does not name.
+TEST_CASE("env rule 6: only the seed's names (not the bash script's extras)") {
+  const std::vector<std::string> extras = {
+      "WARP_API_KEY=w", "WARP_X=1", "MCP_DISCOVERY_CACHE_TTL=1", "MCP_PROTOCOL_NEGOTIATION=1",
+      "MCP_SDK_GENERATION=1", "BETA_TRACING_ENDPOINT=h", "ENABLE_BETA_TRACING_DETAILED=1",
+      "http_proxy=p", "https_proxy=p", "socks_proxy=p", "no_proxy=p", "TERM_PROGRAM=tmux",
+      "TERM_PROGRAM_VERSION=3", "NOTEBOOKLM_QUERY_TIMEOUT=1", "NOTEBOOKLM_BL=1"};
+  auto e = run(extras);
+  for (const auto& kv : extras) {
+    std::string k = kv.substr(0, kv.find('='));
+    INFO(k);
+    CHECK_FALSE(has(e, k));
+    CHECK_FALSE(blaude::sandbox::passthrough_allowed(k));
+  }
+  // Control: --env still passes one, and the seed's own spellings pass.
+  CHECK(run({"WARP_API_KEY=w"}, {"--env", "WARP_API_KEY=mine"})["WARP_API_KEY"] == "mine");
+  CHECK(has(run({"HTTP_PROXY=p", "MCP_DISCOVERY_CACHE=1"}), "HTTP_PROXY"));
 }
 
 TEST_CASE("attack: no host secret outside the allowlist reaches the sandbox") {

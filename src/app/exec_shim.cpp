@@ -1,0 +1,34 @@
+#include "app/exec_shim.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "pty/spawn.hpp"
+
+extern char** environ;
+
+namespace blaude::app {
+
+int exec_shim(int argc, char** argv) {
+  if (argc < 1) {
+    std::fprintf(stderr, "blaude: %s needs a command\n", kExecShim);
+    return 2;
+  }
+  const char* path = std::getenv("PATH");
+  pty::Resolved r = pty::resolve_command(argv[0], path ? path : "/usr/local/bin:/usr/bin:/bin");
+  if (r.exit_code) {
+    std::fprintf(stderr, "blaude: %s\n", r.message.c_str());
+    return r.exit_code;
+  }
+  ::execve(r.path.c_str(), argv, environ);
+  // Found, yet not run: gone in between (127), or not a program the kernel takes (126).
+  int e = errno;
+  std::fprintf(stderr, "blaude: %s: %s\n", argv[0], std::strerror(e));
+  return e == ENOENT ? 127 : 126;
+}
+
+}  // namespace blaude::app
