@@ -78,6 +78,19 @@ std::string expand_home(std::string_view path, std::string_view home) {
   return h + std::string(path.substr(1));
 }
 
+// Combinations that cannot mean anything: said before anything runs.
+static std::optional<UsageError> check_network_options(const Options& o) {
+  const bool proxy = !o.allow_domains.empty() || !o.publish.empty();
+  if (!proxy) return std::nullopt;
+  const char* which = o.allow_domains.empty() ? "--publish" : "--allow-domain";
+  if (o.no_network)
+    return UsageError{std::string("--no-network and ") + which +
+                      " contradict each other: --no-network allows no destination at all (drop one)"};
+  if (o.no_sandbox)
+    return UsageError{std::string(which) + " needs the sandbox's own network; --no-sandbox has none"};
+  return std::nullopt;
+}
+
 std::variant<Options, UsageError> parse(const std::vector<std::string>& args) {
   Options o;
   size_t before_dd = 0;  // claude arguments that came before a `--`
@@ -158,6 +171,7 @@ std::variant<Options, UsageError> parse(const std::vector<std::string>& args) {
     return o;
   }
   if (o.dry_run) o.debug = true;
+  if (auto e = check_network_options(o)) return *e;
 
   if (!o.exec.empty()) {
     // The bash blaude silently dropped these; refusing says why nothing ran.

@@ -87,7 +87,7 @@ drive_session() {
   [ -n "${DRIVE_HOOK:-}" ] && "$DRIVE_HOOK"  # extra looks while the session runs
   tm_type "$TOKEN"; tm_enter
   check "typed text reaches the session" tm_wait "SESSION_GOT\\[$TOKEN\\]" 20
-  tm resize-window -t t -x 100 -y 30
+  tm_resize 100 30
   check "the session sees the new window size" tm_wait 'SESSION_SIZE 30 100' 40
   tm_enter
   check "the session ends" tm_wait 'SESSION_END' 20

@@ -86,6 +86,20 @@ tm_wait() {
   return 1
 }
 tm_pane_pid() { tm display-message -p -t t '#{pane_pid}'; }
+# tm_resize W H: resize the window, and return once the pane's terminal has the new size. tmux
+# applies a pane's new size to its pty later, in a following pass of its event loop (rate-limited
+# to one resize per 250 ms), so resize-window returns before a program in the pane could see it.
+tm_resize() {
+  local w=$1 h=$2 tty i
+  tm resize-window -t t -x "$w" -y "$h"
+  tty=$(tm display-message -p -t t '#{pane_tty}')
+  for ((i = 0; i < 200; i++)); do
+    [ "$(stty size <"$tty" 2>/dev/null)" = "$h $w" ] && return 0
+    sleep 0.05
+  done
+  echo "tm_resize: the pane's terminal never became ${w}x$h (it is $(stty size <"$tty" 2>&1))" >&2
+  return 1
+}
 
 # wait_for CMD... [tries of 50ms]: poll until a command succeeds (10 s)
 wait_until() {

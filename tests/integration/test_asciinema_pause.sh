@@ -85,7 +85,7 @@ if REC=$(recorder_pid) && B=$(blaude_pid); then
     wait_until sh -c "[ \"\$(awk '{print \$3}' /proc/$REC/stat)\" = T ]"
   tm_type "$TOKEN"; tm_enter
   check "typed text reaches the continued session" tm_wait "SESSION_GOT\\[$TOKEN\\]" 20
-  tm resize-window -t t -x 90 -y 20
+  tm_resize 90 20
   check "the continued session sees the new size" tm_wait 'SESSION_SIZE 20 90' 40
   tm_enter
   check "output after the session is shown" tm_wait 'AFTER_MARK rc=0' 20

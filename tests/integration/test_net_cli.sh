@@ -87,7 +87,7 @@ dry=$(bl --dry-run --allow-domain example.com --publish 8080 --exec true 2>/dev/
 check "--dry-run: --unshare-net" grep -q -- "--unshare-net" <<<"$dry"
 check "... the proxy socket bound read-only at its fixed path" grep -Eq -- "--ro-bind [^ ]+/proxy.sock /run/blaude/proxy.sock" <<<"$dry"
 check "... blaude's binary for the relay" grep -q -- "/run/blaude/blaude __net-relay --socket /run/blaude/proxy.sock --listen 3128" <<<"$dry"
-check "... the published port" grep -q -- "--publish 8080 -- true" <<<"$dry"
+check "... the published port, then the exec shim and the command" grep -q -- "--publish 8080 -- /run/blaude/blaude __exec true" <<<"$dry"
 check "... the proxy's variables" grep -q "HTTPS_PROXY http://127.0.0.1:3128" <<<"$dry"
 check "... and the socket dir as a preparation" grep -q "mkdir -p -m 700 .*blaude-net-" <<<"$dry"
 finish

@@ -87,7 +87,7 @@ tm_wait '^SIZE1=30 100' && pass "initial size copied" || fail "initial size wron
 # typed line can still be queued when tmux resizes: the test's race, seen as "resize not seen").
 tm_run "trap 'echo WINCH=\$(stty size)' WINCH; echo TRAP-SET"
 tm_wait '^TRAP-SET'
-tm resize-window -t t -x 120 -y 40
+tm_resize 120 40
 if tm_wait 'WINCH=40 120'; then
   pass "resize reaches the child (SIGWINCH + new size)"
 else  # tells "no signal" from "no size": the child's size now
@@ -116,7 +116,7 @@ wait_until eval '[ -z "$(blaude_pid)" ]' || true
 tm_run 'echo "SHELL=$?"; stty -g > '"$T_DIR/stty.shell"
 tm_wait '^SHELL=4' && pass "inner shell's exit code returned" || fail "inner shell exit code"
 wait_until test -s "$T_DIR/stty.shell" || true
-tm resize-window -t t -x 100 -y 30
+tm_resize 100 30
 check "modes restored after the inner shell" cmp -s "$T_DIR/stty.before" "$T_DIR/stty.shell"
 
 # Ctrl-Z of blaude itself (SIGTSTP from outside): the terminal is restored while it is stopped,
@@ -129,7 +129,7 @@ tm_wait 'Stopped +.*echo READY-TSTP' && pass "blaude stops on SIGTSTP" || fail "
 tm_run "stty -g > $T_DIR/stty.stopped; echo STOPPED-SAVED"
 tm_wait '^STOPPED-SAVED'
 check "modes restored while blaude is stopped" cmp -s "$T_DIR/stty.before" "$T_DIR/stty.stopped"
-tm resize-window -t t -x 90 -y 25
+tm_resize 90 25
 tm_run "fg"
 wait_until running_in_fg "$bp" || true
 tm_run "hello"
