@@ -82,6 +82,11 @@ bool judge_pointer(const FileRecord& rec, const AuditContext& ctx, Finding& f) {
   return true;
 }
 
+bool hook_reachable(const std::string& path, const Snapshot& before, const Snapshot& after) {
+  const std::string dir = parent_of(path);
+  return after.own_hook_dirs.count(dir) || before.own_hook_dirs.count(dir) || before.configured_hook_dirs.count(dir);
+}
+
 }  // namespace
 
 std::vector<Finding> compare(const Snapshot& before, const Snapshot& after, const AuditContext& ctx) {
@@ -99,6 +104,7 @@ std::vector<Finding> compare(const Snapshot& before, const Snapshot& after, cons
     switch (rec.role) {
       case Role::Config: matters = judge_config(rec, old, f); break;
       case Role::Hook:
+        if (!hook_reachable(path, before, after)) continue;
         f.details.push_back(old ? "changed hook" : "new hook");
         f.act = Act::MoveAside;
         matters = true;

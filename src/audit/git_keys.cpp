@@ -76,6 +76,7 @@ constexpr std::array kRules = {
     Rule{"man", Sub::Any, "path", R, When::Always, "runs a man viewer program"},
     Rule{"guitool", Sub::Any, "cmd", R, When::Always, "runs a git gui tool"},
     Rule{"instaweb", Sub::None, "httpd", R, When::Always, "runs a web server"},
+    Rule{"instaweb", Sub::None, "browser", R, When::Always, "runs a browser"},
     Rule{"hook", Sub::Any, "*", R, When::Always, "a configured hook (git 2.54+)"},
     Rule{"include", Sub::None, "path", D, When::Always, "reads more configuration"},
     Rule{"includeif", Sub::Any, "path", D, When::Always, "reads more configuration"},

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,10 @@ inline constexpr size_t kMaxContent = 1 << 20;
 struct Snapshot {
   std::map<std::string, FileRecord> files;  // by absolute path
   std::vector<std::string> repos;           // gitdirs found (for the log)
+  // Hooks dirs: a repo's own (<commondir>/hooks) and those core.hooksPath names (existing or
+  // not). A hook under a hooksPath dir only matters if that hooksPath was there before the
+  // session: a new hooksPath is itself removed, which leaves its hooks unreachable.
+  std::set<std::string> own_hook_dirs, configured_hook_dirs;
   bool complete = true;                     // false: the walk ran out of time or depth
   std::vector<std::string> not_reached;     // where it stopped (a few paths)
   size_t dirs = 0;                          // directories read

@@ -75,6 +75,8 @@ std::string hex(const unsigned char* p, unsigned n) {
   return s;
 }
 
+constexpr off_t kMaxDigest = 16 << 20;
+
 Read read_file(int dirfd, const std::string& name, bool want_digest) {
   Read r;
   struct stat lst;
@@ -96,6 +98,12 @@ Read read_file(int dirfd, const std::string& name, bool want_digest) {
   }
   std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> md(want_digest ? EVP_MD_CTX_new() : nullptr, EVP_MD_CTX_free);
   if (md) EVP_DigestInit_ex(md.get(), EVP_sha256(), nullptr);
+  if (md && st.st_size > kMaxDigest) {
+    // Not read: identified by what only a write can change (the kernel sets ctime).
+    r.digest = "large:" + std::to_string(st.st_size) + ":" + std::to_string(st.st_ino) + ":" +
+               std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec);
+    return r;
+  }
   char buf[65536];
   for (;;) {
     ssize_t n = ::read(fd.get(), buf, sizeof buf);
@@ -250,7 +258,7 @@ private:
       common = rec.target;
       if (common != gitdir) gitdir_path(common, worktree);
     }
-    hooks_dir(common + "/hooks", gitdir);
+    hooks_dir(common + "/hooks", gitdir, true);
     linked_worktrees(gfd, gitdir);
     UniqueFd mods = open_dir(gfd, "modules", false);
     if (mods) modules(mods.get(), gitdir + "/modules", 0);
@@ -305,15 +313,24 @@ private:
       if (depth >= 10) break;  // git's own include limit
       config_at(AT_FDCWD, inc, inc, gitdir, worktree, depth + 1);
     }
-    for (const auto& d : refs.hook_dirs) hooks_dir(d, gitdir);
+    for (const auto& d : refs.hook_dirs) hooks_dir(d, gitdir, false);
   }
 
-  // Every file git could run from a hooks dir; *.sample is git's inert template.
-  void hooks_dir(const std::string& path, const std::string& gitdir) {
+  // Every file git could run from a hooks dir; *.sample is git's inert template. A hooksPath
+  // may name any dir (/tmp, say): at most kMaxHooks entries are read from one.
+  void hooks_dir(const std::string& path, const std::string& gitdir, bool own) {
+    (own ? snap_.own_hook_dirs : snap_.configured_hook_dirs).insert(path);
     if (!hookdirs_.insert(path).second) return;
     UniqueFd fd = open_dir(AT_FDCWD, path, true);
     if (!fd) return;
-    for (const auto& e : list_dir(fd.get())) {
+    constexpr size_t kMaxHooks = 1000;
+    auto entries = list_dir(fd.get());
+    if (entries.size() > kMaxHooks) {
+      stopped_at(path + " (a hooks dir with " + std::to_string(entries.size()) + " entries; read " +
+                 std::to_string(kMaxHooks) + ")");
+      entries.resize(kMaxHooks);
+    }
+    for (const auto& e : entries) {
       if (e.type == DT_DIR || ends_with(e.name, ".sample")) continue;
       const std::string p = path + "/" + e.name;
       Read r = read_file(fd.get(), e.name, true);
