@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Issue 11 class 4 (~/.config): with bwrap < 0.9 there are no bwrap overlays, and ~/.config used
+# to be host-writable. Files there run code on the host at the next login or app start
+# (autostart, systemd/user, nvim/init.lua) and blaude's own user policy is applied by the next
+# session without a prompt. Real blaude, bwrap 0.8 (blaude's own overlay) and the overlay bwrap,
+# as uid 65534: writes inside must be discarded (and visible inside while the session runs);
+# blaude's own config must not be writable from inside in ANY mode. Control:
+# --allow-protected-writes makes ~/.config writable (so the test would see a leak), while
+# ~/.config/blaude stays read-only even then.
+. "$(dirname "$0")/lib.sh"
+
+need_sandbox
+NEW=$("$BLAUDE_SRC/scripts/get-bwrap-overlay.sh" 2>"$T_DIR/get.err") || missing "the overlay bwrap: $(cat "$T_DIR/get.err")"
+NOBODY=65534
+H="$T_DIR/home"
+WS="$T_DIR/ws"
+
+fresh() {
+  rm -rf "$H" "$WS"
+  mkdir -p "$H/.claude" "$H/.config/nvim" "$H/.config/autostart" "$WS"
+  echo "-- mine" >"$H/.config/nvim/init.lua"
+  echo "theme=light" >"$H/.config/app.conf"
+  chown -R $NOBODY:$NOBODY "$H" "$WS"
+}
+sb() {  # sb BWRAP_DIR [blaude options] -- SCRIPT
+  local bw=$1 opts=()
+  shift
+  while [ "$1" != "--" ]; do opts+=("$1"); shift; done
+  shift
+  (cd "$WS" && env -i HOME="$H" PATH="$bw:/usr/bin:/bin" TERM=dumb \
+    setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
+    "$BLAUDE" "${opts[@]}" --exec sh -c "$1" </dev/null 2>"$T_DIR/sb.err")
+}
+
+attack='
+  c=$HOME/.config
+  echo "[Desktop Entry]" >$c/autostart/evil.desktop
+  mkdir -p $c/systemd/user && echo "[Service]" >$c/systemd/user/evil.service
+  echo "os.execute(\"evil\")" >$c/nvim/init.lua
+  echo theme=evil >$c/app.conf
+  mkdir -p $c/blaude 2>/dev/null; echo "allow-write ~/.ssh" >$c/blaude/policy 2>/dev/null
+  # what the session itself sees: its writes work while it runs
+  cat $c/nvim/init.lua; cat $c/app.conf
+  [ -e $c/blaude/policy ] && echo "policy planted" || echo "policy refused"'
+
+for bw in /usr/bin "$NEW"; do
+  label="bwrap $("$bw/bwrap" --version | awk '{print $2}')"
+  for mode in attack control; do
+    fresh
+    opt=()
+    [ $mode = control ] && opt=(--allow-protected-writes)
+    out=$(sb "$bw" "${opt[@]}" -- "$attack" || true)
+    if [ $mode = attack ]; then
+      check "$label: inside, writes to ~/.config work during the session" grep -q "theme=evil" <<<"$out"
+      check "$label: autostart entry discarded" test ! -e "$H/.config/autostart/evil.desktop"
+      check "$label: systemd user unit discarded" test ! -e "$H/.config/systemd/user/evil.service"
+      check_eq "$label: nvim/init.lua unchanged on the host" "-- mine" "$(cat "$H/.config/nvim/init.lua")"
+      check_eq "$label: other config unchanged on the host" "theme=light" "$(cat "$H/.config/app.conf")"
+      check "$label: blaude's own policy cannot be planted" test ! -e "$H/.config/blaude/policy"
+      check "$label: --dry-run does not call ~/.config host-writable" \
+        not grep -qi "host-writable" <<<"$(sb "$bw" --dry-run -- true 2>&1; cat "$T_DIR/sb.err")"
+    else
+      check "$label control: without protection ~/.config is written through" grep -q evil "$H/.config/nvim/init.lua"
+      check "$label control: blaude's own policy stays read-only even so" test ! -e "$H/.config/blaude/policy"
+      check "$label control: and the session saw the refusal" grep -q "policy refused" <<<"$out"
+    fi
+  done
+done
+finish
