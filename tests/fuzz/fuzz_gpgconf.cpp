@@ -4,13 +4,13 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "confine/gpg_dirs.hpp"
+#include "sandbox/bwrap/gpg.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto d = blaude::confine::parse_gpgconf_dirs(std::string_view(reinterpret_cast<const char*>(data), size));
+  auto d = blaude::sandbox::bwrap::parse_gpgconf_dirs(std::string_view(reinterpret_cast<const char*>(data), size));
   for (const auto& [k, v] : d)
     if (k.empty() || v.empty() || v.front() != '/') std::abort();
-  auto b = blaude::confine::gpg_binds(d);
+  auto b = blaude::sandbox::bwrap::gpg_binds(d);
   if (d.count("agent-extra-socket") && b.agent_source != d.at("agent-extra-socket")) std::abort();
   return 0;
 }

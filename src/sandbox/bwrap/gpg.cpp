@@ -1,6 +1,6 @@
-#include "confine/gpg_dirs.hpp"
+#include "sandbox/bwrap/gpg.hpp"
 
-namespace blaude::confine {
+namespace blaude::sandbox::bwrap {
 
 const std::vector<std::string> kGpgPublicFiles = {"pubring.kbx", "pubring.gpg", "trustdb.gpg", "gpg.conf",
                                                   "common.conf", "tofu.db"};
@@ -65,4 +65,4 @@ GpgBinds gpg_binds(const std::map<std::string, std::string>& dirs) {
   return b;
 }
 
-}  // namespace blaude::confine
+}  // namespace blaude::sandbox::bwrap

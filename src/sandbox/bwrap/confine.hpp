@@ -5,7 +5,7 @@
 //     listed dir, so writes there are discarded as the seed promises; bwrap then --binds them;
 //   - Landlock scoping (ABI >= 6): no connect() to an abstract unix socket and no signal to a
 //     process outside the sandbox (X11's @/tmp/.X11-unix/X0, an abstract D-Bus, ...).
-// prepare() runs in the parent and lays out every byte the child needs; apply_in_child() makes
+// prepare() runs in the parent and lays out every byte the child needs; apply_confinement() makes
 // only syscalls (no allocation, async-signal-safe) and fails closed: the child must not exec
 // bwrap when a step it was asked for did not happen.
 #pragma once
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace blaude::confine {
+namespace blaude::sandbox::bwrap {
 
 inline constexpr uint64_t kScopeAbstractUnixSocket = 1ULL << 0;  // LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
 inline constexpr uint64_t kScopeSignal = 1ULL << 1;              // LANDLOCK_SCOPE_SIGNAL
@@ -29,15 +29,15 @@ struct Confinement {
   bool empty() const { return !fresh_keyring && !landlock_scopes && overlays.empty(); }
 };
 
-// Everything apply_in_child() reads, laid out before the fork.
-class Prepared {
+// Everything apply_confinement() reads, laid out before the fork.
+class PreparedConfinement {
 public:
-  Prepared() = default;
-  explicit Prepared(const Confinement& c);
+  PreparedConfinement() = default;
+  explicit PreparedConfinement(const Confinement& c);
   const Confinement& spec() const { return spec_; }
 
 private:
-  friend int apply_in_child(const Prepared& p, int* failed_step);
+  friend int apply_confinement(const PreparedConfinement& p, int* failed_step);
   Confinement spec_;
   std::string uid_map_, gid_map_;
   std::vector<std::string> upper_, work_;
@@ -45,16 +45,16 @@ private:
 };
 
 // Steps, for the error message: which one failed.
-enum Step : int { kKeyring = 1, kUserns, kOverlay, kLandlock };
-const char* step_name(int step);
+enum ConfineStep : int { kStepKeyring = 1, kStepUserns, kStepOverlay, kStepLandlock };
+const char* confine_step_name(int step);
 
 // In the forked child only. 0 on success, else an errno with *failed_step set.
-int apply_in_child(const Prepared& p, int* failed_step);
+int apply_confinement(const PreparedConfinement& p, int* failed_step);
 
 // Host probes (cheap; HostFacts calls them once).
 int landlock_abi();  // 0 when Landlock is unavailable or disabled
-// Whether apply_in_child() can make an overlay here: forks a child that tries it on a
+// Whether apply_confinement() can make an overlay here: forks a child that tries it on a
 // throwaway tmpfs (about 1 ms). Only asked when bwrap has no overlays.
 bool own_overlay_works(std::string* why);
 
-}  // namespace blaude::confine
+}  // namespace blaude::sandbox::bwrap

@@ -17,9 +17,10 @@
 
 #include "catch.hpp"
 #include "common/unique_fd.hpp"
-#include "confine/confine.hpp"
+#include "sandbox/bwrap/confine.hpp"
 
 using namespace blaude;
+using namespace blaude::sandbox::bwrap;
 namespace fs = std::filesystem;
 
 namespace {
@@ -45,13 +46,13 @@ bool connect_abstract(const std::string& name) {
   return connect(s.get(), reinterpret_cast<sockaddr*>(&a), len) == 0;
 }
 
-// Runs fn in a forked child after apply_in_child(); the child's exit code is fn's.
-int in_child(const confine::Confinement& c, int (*fn)(const std::string&), const std::string& arg) {
-  confine::Prepared p(c);
+// Runs fn in a forked child after apply_confinement(); the child's exit code is fn's.
+int in_child(const Confinement& c, int (*fn)(const std::string&), const std::string& arg) {
+  PreparedConfinement p(c);
   pid_t pid = fork();
   if (pid == 0) {
     int step = 0;
-    if (confine::apply_in_child(p, &step) != 0) _exit(100 + step);
+    if (apply_confinement(p, &step) != 0) _exit(100 + step);
     _exit(fn(arg));
   }
   int st = 0;
@@ -62,12 +63,12 @@ int in_child(const confine::Confinement& c, int (*fn)(const std::string&), const
 }  // namespace
 
 TEST_CASE("confine: Landlock scopes abstract unix sockets to the sandbox", "[confine]") {
-  if (confine::landlock_abi() < 6) FAIL("this kernel has Landlock ABI " << confine::landlock_abi() << ", the test needs 6");
+  if (landlock_abi() < 6) FAIL("this kernel has Landlock ABI " << landlock_abi() << ", the test needs 6");
   const std::string name = "blaude-confine-test-" + std::to_string(getpid());
   UniqueFd l = listen_abstract(name);
   CHECK(connect_abstract(name));  // control: reachable without the scope
-  confine::Confinement c;
-  c.landlock_scopes = confine::kScopeAbstractUnixSocket | confine::kScopeSignal;
+  Confinement c;
+  c.landlock_scopes = kScopeAbstractUnixSocket | kScopeSignal;
   CHECK(in_child(c, [](const std::string& n) { return connect_abstract(n) ? 1 : 0; }, name) == 0);
   // Inside the same domain, abstract sockets still work.
   CHECK(in_child(c, [](const std::string& n) {
@@ -89,19 +90,19 @@ TEST_CASE("confine: a fresh session keyring hides the user's keys", "[confine]")
     return syscall(SYS_keyctl, KEYCTL_READ, std::stol(k), buf, sizeof buf) == 10 ? 1 : 0;
   };
   CHECK(in_child({}, readable, std::to_string(key)) == 1);  // control: inherited, readable
-  confine::Confinement c;
+  Confinement c;
   c.fresh_keyring = true;
   CHECK(in_child(c, readable, std::to_string(key)) == 0);
 }
 
 TEST_CASE("confine: blaude's own overlay discards writes", "[confine]") {
   std::string why;
-  if (!confine::own_overlay_works(&why)) FAIL("no unprivileged overlay here: " << why);
+  if (!own_overlay_works(&why)) FAIL("no unprivileged overlay here: " << why);
   char t[] = "/tmp/blaude-confine.XXXXXX";
   REQUIRE(mkdtemp(t));
   const std::string d = t;
   std::ofstream(d + "/init.lua") << "orig";
-  confine::Confinement c;
+  Confinement c;
   c.uid = getuid();
   c.gid = getgid();
   c.overlays = {d};

@@ -1,7 +1,7 @@
 #include "catch.hpp"
-#include "confine/gpg_dirs.hpp"
+#include "sandbox/bwrap/gpg.hpp"
 
-using namespace blaude::confine;
+using namespace blaude::sandbox::bwrap;
 
 TEST_CASE("gpg: gpgconf --list-dirs is read with its escapes", "[gpg]") {
   auto d = parse_gpgconf_dirs(

@@ -1,4 +1,4 @@
-#include "confine/confine.hpp"
+#include "sandbox/bwrap/confine.hpp"
 
 #include <fcntl.h>
 #include <linux/keyctl.h>
@@ -13,7 +13,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace blaude::confine {
+namespace blaude::sandbox::bwrap {
 
 namespace {
 
@@ -99,7 +99,7 @@ int overlay(const char* dir, const char* upper, const char* work, char* opts, si
 
 }  // namespace
 
-Prepared::Prepared(const Confinement& c) : spec_(c) {
+PreparedConfinement::PreparedConfinement(const Confinement& c) : spec_(c) {
   uid_map_ = std::to_string(c.uid) + " " + std::to_string(c.uid) + " 1";
   gid_map_ = std::to_string(c.gid) + " " + std::to_string(c.gid) + " 1";
   for (const auto& d : c.overlays) {
@@ -109,40 +109,40 @@ Prepared::Prepared(const Confinement& c) : spec_(c) {
   options_.assign(256, 0);
 }
 
-const char* step_name(int step) {
+const char* confine_step_name(int step) {
   switch (step) {
-    case kKeyring: return "a fresh session keyring";
-    case kUserns: return "blaude's user namespace (for its own overlays)";
-    case kOverlay: return "an overlay";
-    case kLandlock: return "Landlock scoping";
+    case kStepKeyring: return "a fresh session keyring";
+    case kStepUserns: return "blaude's user namespace (for its own overlays)";
+    case kStepOverlay: return "an overlay";
+    case kStepLandlock: return "Landlock scoping";
   }
   return "confinement";
 }
 
-int apply_in_child(const Prepared& p, int* failed_step) {
+int apply_confinement(const PreparedConfinement& p, int* failed_step) {
   const Confinement& c = p.spec_;
   auto fail = [&](int step, int e) {
     *failed_step = step;
     return e ? e : EIO;
   };
-  if (c.fresh_keyring && ::syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, nullptr) < 0) return fail(kKeyring, errno);
+  if (c.fresh_keyring && ::syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, nullptr) < 0) return fail(kStepKeyring, errno);
   if (!c.overlays.empty()) {
-    if (int e = enter_userns(p.uid_map_, p.gid_map_)) return fail(kUserns, e);
+    if (int e = enter_userns(p.uid_map_, p.gid_map_)) return fail(kStepUserns, e);
     for (size_t i = 0; i < c.overlays.size(); ++i)
       if (int e = overlay(c.overlays[i].c_str(), p.upper_[i].c_str(), p.work_[i].c_str(), p.options_.data(),
                           p.options_.size()))
-        return fail(kOverlay, e);
+        return fail(kStepOverlay, e);
   }
   if (c.landlock_scopes) {
     RulesetAttr attr{0, 0, c.landlock_scopes};
     long fd = ::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
-    if (fd < 0) return fail(kLandlock, errno);
+    if (fd < 0) return fail(kStepLandlock, errno);
     // Required unless privileged; bwrap sets it for its own children anyway.
-    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail(kLandlock, errno);
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail(kStepLandlock, errno);
     int r = int(::syscall(SYS_landlock_restrict_self, int(fd), 0));
     int e = errno;
     ::close(int(fd));
-    if (r != 0) return fail(kLandlock, e);
+    if (r != 0) return fail(kStepLandlock, e);
   }
   return 0;
 }
@@ -163,7 +163,7 @@ bool own_overlay_works(std::string* why) {
     return false;
   }
   c.overlays = {dir};
-  Prepared p(c);
+  PreparedConfinement p(c);
   int pipefd[2];
   if (::pipe2(pipefd, O_CLOEXEC) != 0) {
     ::rmdir(dir);
@@ -172,7 +172,7 @@ bool own_overlay_works(std::string* why) {
   pid_t pid = ::fork();
   if (pid == 0) {
     int step = 0;
-    int e = apply_in_child(p, &step);
+    int e = apply_confinement(p, &step);
     ssize_t n = ::write(pipefd[1], &e, sizeof e);
     (void)n;
     ::_exit(e ? 1 : 0);
@@ -192,4 +192,4 @@ bool own_overlay_works(std::string* why) {
   return e == 0;
 }
 
-}  // namespace blaude::confine
+}  // namespace blaude::sandbox::bwrap

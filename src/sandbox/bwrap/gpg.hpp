@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace blaude::confine {
+namespace blaude::sandbox::bwrap {
 
 // "name:value" lines, values percent-escaped (%3a is ':'); unknown lines are ignored.
 std::map<std::string, std::string> parse_gpgconf_dirs(std::string_view text);
@@ -28,4 +28,4 @@ GpgBinds gpg_binds(const std::map<std::string, std::string>& dirs);
 // The home dir files gpg reads to sign and verify: keyrings, trust db, options.
 extern const std::vector<std::string> kGpgPublicFiles;
 
-}  // namespace blaude::confine
+}  // namespace blaude::sandbox::bwrap
