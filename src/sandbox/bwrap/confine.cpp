@@ -147,6 +147,18 @@ int apply_confinement(const PreparedConfinement& p, int* failed_step) {
   return 0;
 }
 
+std::string format_confinement(const Confinement& c) {
+  if (c.empty()) return {};
+  std::string out = "# blaude applies these to bwrap's process itself, before exec (not in the command below):\n";
+  if (c.fresh_keyring) out += "#   a fresh session keyring: the user's kernel keys are not inherited\n";
+  if (c.landlock_scopes & kScopeAbstractUnixSocket)
+    out += "#   Landlock: no connect() to abstract unix sockets outside the sandbox (X11, abstract D-Bus)\n";
+  if (c.landlock_scopes & kScopeSignal) out += "#   Landlock: no signals to processes outside the sandbox\n";
+  for (const auto& d : c.overlays)
+    out += "#   its own user namespace with a write-discarding overlay on " + d + " (bwrap < 0.9 has none)\n";
+  return out;
+}
+
 int landlock_abi() {
   long v = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, kCreateRulesetVersion);
   return v < 0 ? 0 : int(v);

@@ -15,19 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "sandbox/launch_plan.hpp"
+
 namespace blaude::sandbox::bwrap {
 
 inline constexpr uint64_t kScopeAbstractUnixSocket = 1ULL << 0;  // LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
 inline constexpr uint64_t kScopeSignal = 1ULL << 1;              // LANDLOCK_SCOPE_SIGNAL
-
-struct Confinement {
-  bool fresh_keyring = false;
-  uint64_t landlock_scopes = 0;        // 0: none
-  std::vector<std::string> overlays;   // absolute host dirs, parents before children
-  uid_t uid = 0;                       // blaude's own ids, mapped 1:1 in its user namespace
-  gid_t gid = 0;
-  bool empty() const { return !fresh_keyring && !landlock_scopes && overlays.empty(); }
-};
 
 // Everything apply_confinement() reads, laid out before the fork.
 class PreparedConfinement {
@@ -50,6 +43,10 @@ const char* confine_step_name(int step);
 
 // In the forked child only. 0 on success, else an errno with *failed_step set.
 int apply_confinement(const PreparedConfinement& p, int* failed_step);
+
+// For --dry-run: what blaude does before bwrap, as comment lines ("" when nothing). The
+// printed bwrap command does not include it.
+std::string format_confinement(const Confinement& c);
 
 // Host probes (cheap; HostFacts calls them once).
 int landlock_abi();  // 0 when Landlock is unavailable or disabled

@@ -51,6 +51,15 @@ struct Builder {
   std::string home(const std::string& rel) const { return f.home + "/" + rel; }
 };
 
+// Host IPC and blaude's own config (plan_ipc.cpp): the /tmp socket names (after the /tmp bind),
+// the late ones (after every mount: TMUX_TMPDIR elsewhere, ~/.config/blaude read-only), --git's
+// gpg binds, and the confinement applied before bwrap.
+void add_tmp_ipc(Builder& b);
+void add_ipc_late(Builder& b);
+void add_gpg(Builder& b);
+void add_confinement(Builder& b);
+void add_config_fallback_pins(Builder& b, const std::string& cfg);
+
 // Workspace bind; collects the protected paths (protect.cpp).
 void add_workspace(Builder& b);
 // The protections at every writable alias, after every other mount (protect.cpp).
