@@ -17,6 +17,7 @@ type need_sandbox >/dev/null 2>&1 || need_sandbox() {
 
 need_sandbox
 NEW=$("$BLAUDE_SRC/scripts/get-bwrap-overlay.sh" 2>"$T_DIR/get.err") || missing "the overlay bwrap: $(cat "$T_DIR/get.err")"
+NEW=$(dirname "$NEW")
 NOBODY=65534
 H="$T_DIR/home"
 mkdir -p "$H/.claude" "$H/marks"

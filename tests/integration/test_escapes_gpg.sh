@@ -48,7 +48,8 @@ except OSError as e:
 EOF
 chmod 644 "$T_DIR/cli.py"
 
-for bw in /usr/bin "$(dirname "$("$BLAUDE_SRC/scripts/get-bwrap-overlay.sh" 2>/dev/null || echo /usr/bin/bwrap)")"; do
+NEW=$("$BLAUDE_SRC/scripts/get-bwrap-overlay.sh" 2>"$T_DIR/get.err") || missing "the overlay bwrap: $(cat "$T_DIR/get.err")"
+for bw in /usr/bin "$(dirname "$NEW")"; do
   label="bwrap $("$bw/bwrap" --version | awk '{print $2}')"
   inside=$(cd "$WS" && env -i HOME="$H" PATH="$bw:/usr/bin:/bin" TERM=dumb setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
     "$BLAUDE" --git --exec sh -c '
