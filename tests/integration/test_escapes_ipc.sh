@@ -65,7 +65,7 @@ EOF
 chmod 644 "$T_DIR/srv.py" "$T_DIR/cli.py"
 serve() {  # serve NAME: a listener in the background, ready when this returns
   rm -f "$T_DIR/ready"
-  python3 "$T_DIR/srv.py" "$1" "$T_DIR/ready" &
+  /usr/bin/python3 "$T_DIR/srv.py" "$1" "$T_DIR/ready" &
   local pid=$!
   at_exit "kill $pid"
   wait_until test -e "$T_DIR/ready" || fail "listener $1 did not start"
@@ -77,10 +77,10 @@ OTHER="/tmp/other-$TAG.sock"     # a socket file the seed does not list
 serve "$ABS"
 serve "$DBUS"
 serve "$OTHER"
-at_exit "rm -f '$DBUS' '$OTHER'"
+at_exit "rm -f '$DBUS' '$OTHER' '/tmp/$TAG.tmux.conf'"
 
 check_eq "control: the abstract listener answers outside any sandbox" CONNECTED \
-  "$(as_nobody python3 "$T_DIR/cli.py" "$ABS")"
+  "$(as_nobody /usr/bin/python3 "$T_DIR/cli.py" "$ABS")"
 check_eq "control: plain bwrap (the default network namespace) reaches it too" CONNECTED \
   "$(as_nobody bwrap --unshare-user --unshare-pid --ro-bind / / --dev /dev --proc /proc python3 "$T_DIR/cli.py" "$ABS")"
 
@@ -99,9 +99,10 @@ mkdir -p "$TMUXTMP" && chmod 1777 "$TMUXTMP"
 SQUAT="$TMUXTMP/tmux-$NOBODY/default"
 squat='
   mkdir -p '"$TMUXTMP/tmux-$NOBODY"' 2>/dev/null; chmod 700 '"$TMUXTMP/tmux-$NOBODY"' 2>/dev/null
-  tmux -S '"$SQUAT"' -f /dev/null new-session -d "sleep 30" 2>/dev/null && echo started >"$PWD/squat.state"
+  echo "set -g default-shell /bin/sh" >/tmp/'"$TAG"'.tmux.conf  # uid 65534'"'"'s login shell is nologin
+  tmux -S '"$SQUAT"' -f /tmp/'"$TAG"'.tmux.conf new-session -d "sleep 30" && echo started >"$PWD/squat.state"
   i=0; while [ ! -e "$PWD/squat.done" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done'
-host_tmux() { as_nobody env -i HOME="$H" PATH=/usr/bin:/bin TMUX_TMPDIR="$TMUXTMP" tmux ls 2>&1; }
+host_tmux() { as_nobody env -i HOME="$H" PATH=/usr/bin:/bin TMUX_TMPDIR="$TMUXTMP" tmux ls 2>&1 || true; }
 for bw in /usr/bin "$NEW"; do
   label="bwrap $("$bw/bwrap" --version | awk '{print $2}')"
   for mode in attack control; do
@@ -115,6 +116,7 @@ for bw in /usr/bin "$NEW"; do
     seen=$(host_tmux)
     touch "$WS/squat.done"
     wait "$sbpid" || true
+    check "$label $mode: the sandbox did start a tmux server" test -e "$WS/squat.state"
     if [ $mode = attack ]; then
       check "$label: the host's tmux does not reach a server the sandbox started" not grep -q "^0:" <<<"$seen"
       check "$label: the user's tmux dir exists, 0700, owned by the user" \
@@ -127,15 +129,16 @@ done
 
 # --- the session keyring: a key the user added on the host
 keyed() {  # keyed CMD...: run CMD as the user in a session keyring holding a secret key
-  as_nobody keyctl session - sh -c 'k=$(keyctl add user blaude-test HOSTSECRET @s) && echo $k >'"$T_DIR/key"' && "$@"' sh "$@"
+  as_nobody keyctl session - sh -c 'k=$(keyctl add user blaude-test HOSTSECRET @s) && echo $k >'"$WS/key"' && "$@"' sh "$@"
 }
 out=$(keyed env -i HOME="$H" PATH=/usr/bin:/bin bwrap --unshare-user --unshare-pid --ro-bind / / --dev /dev --proc /proc \
-  sh -c 'keyctl print $(cat '"$T_DIR/key"')' 2>&1 || true)
+  sh -c 'keyctl print $(cat '"$WS/key"')' 2>&1 | tail -n 1 || true)
 check_eq "control: plain bwrap inherits the user's session keyring" HOSTSECRET "$out"
 for bw in /usr/bin "$NEW"; do
   label="bwrap $("$bw/bwrap" --version | awk '{print $2}')"
   out=$(cd "$WS" && keyed env -i HOME="$H" PATH="$bw:/usr/bin:/bin" TERM=dumb "$BLAUDE" --exec sh -c \
-    'keyctl print $(cat '"$T_DIR/key"') 2>&1' </dev/null 2>"$T_DIR/sb.err" || true)
+    'keyctl print $(cat '"$WS/key"') 2>&1' </dev/null 2>"$T_DIR/sb.err" || true)
   check "$label: the host key is not readable inside" not grep -q HOSTSECRET <<<"$out"
+  check "$label: (the key's id did reach the sandbox: the refusal is the keyring's)" grep -q "Permission denied" <<<"$out"
 done
 finish
