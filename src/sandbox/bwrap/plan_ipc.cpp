@@ -84,6 +84,17 @@ void add_gpg(Builder& b) {
   for (const auto& d : {g.socket_dir, g.homedir})
     if (!d.empty() && !visible(b, d)) b.add({"--perms", "0700", "--dir", d});
   b.add({"--bind", g.agent_source, g.agent_dest});
+  // Inside, /run/user/UID always exists (a tmpfs), so gpg looks for the agent there even where
+  // the host has no /run/user/UID and keeps it in the home dir: bind it there too.
+  const std::string run = "/run/user/" + std::to_string(sandbox_uid(b.f)) + "/gnupg";
+  if (!is_under(g.agent_dest, run)) {
+    if (g.homedir == b.home(".gnupg")) {
+      b.add({"--perms", "0700", "--dir", run, "--bind", g.agent_source, run + "/S.gpg-agent"});
+    } else {
+      b.p.warnings.push_back("--git: gpg inside may not find the agent (GNUPGHOME is not ~/.gnupg and the host has no " +
+                             run + ")");
+    }
+  }
   for (const auto& f : g.public_files)
     if (b.is_file(f)) b.ro(f, f);
 }
