@@ -2,6 +2,7 @@
 // hooks and pointers) and the compare, against `find DIR -name .git` in the same run as the
 // baseline (the cheapest way to merely list the same repositories). Interleaved rounds; medians.
 // Usage: auditbench DIR [rounds]
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 

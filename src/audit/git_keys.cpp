@@ -1,5 +1,5 @@
 // The table is git-config(1)'s, read for "command", "program", "path to", "shell", "include",
-// "insteadOf" and "protocol"; tests/unit/audit_git_keys_test.cpp checks it against every key
+// "insteadOf" and "protocol"; tests/unit/audit/git_keys_test.cpp checks it against every key
 // `git help --config` lists, so a newer git's new keys cannot go unreviewed.
 #include "audit/git_keys.hpp"
 

@@ -249,8 +249,7 @@ void add_tools(Builder& b) {
 void add_config(Builder& b) {
   const std::string cfg = b.home(".config");
   b.overlay_or(cfg, Fallback::Bind);
-  if (std::find(b.host_writable.begin(), b.host_writable.end(), cfg) != b.host_writable.end())
-    detail::add_config_fallback_pins(b, cfg);
+  const bool writable = std::find(b.host_writable.begin(), b.host_writable.end(), cfg) != b.host_writable.end();
   if (!b.req.allow_protected_writes && b.is_dir(cfg)) {
     // Git settings there run on the host at the next git call: read-only even without overlays.
     // Judged by lstat: a dotfile manager's symlink (stow: git -> ../dotfiles/git) cannot be
@@ -273,6 +272,7 @@ void add_config(Builder& b) {
       b.ro(git);
     }
   }
+  if (writable && !b.req.allow_protected_writes) detail::add_config_fallback_pins(b, cfg);
 }
 
 // Claude's own dirs, writable: after ~/.config, so a CLAUDE_CONFIG_DIR inside it is not
@@ -437,6 +437,7 @@ LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList
                         : "bwrap lacks --tmp-overlay (needs bubblewrap 0.9 or newer).";
     w += " These stay writable on the host:";
     for (const auto& p : b.host_writable) w += "\n  " + p;
+    if (!b.config_pins.empty()) w += "\n  (in ~/.config, read-only: " + b.config_pins + ", git, blaude)";
     b.p.warnings.push_back(w);
   }
   return std::move(b.p);

@@ -23,6 +23,7 @@ struct Builder {
   std::vector<std::string> host_writable;                      // overlay fallbacks left writable
   std::set<std::string> linked_mounts;                         // linked-package ro-binds done
   std::vector<HostGuard> guards;                               // host paths to protect (protect.cpp)
+  std::string config_pins = {};  // read-only in a host-writable ~/.config (for the warning)
 
   void add(std::initializer_list<std::string> args) { p.argv.insert(p.argv.end(), args); }
   void ro(const std::string& src, const std::string& dst) { add({"--ro-bind", src, dst}); }

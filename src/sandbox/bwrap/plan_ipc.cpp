@@ -119,11 +119,7 @@ void add_config_fallback_pins(Builder& b, const std::string& cfg) {
   };
   for (const auto& r : kConfigLoginDirs) pin(r, true);
   for (const auto& r : kConfigAppDirs) pin(r, false);
-  b.p.warnings.push_back("no overlay for " + cfg + " (bubblewrap < 0.9 and " +
-                         (b.f.ipc.own_overlay_why.empty() ? std::string("no unprivileged overlayfs")
-                                                          : "blaude's own overlay failed: " + b.f.ipc.own_overlay_why) +
-                         "): it is host-writable except what runs code at login or app start, read-only: " + pinned +
-                         ", git, blaude");
+  b.config_pins = pinned;
 }
 
 void add_confinement(Builder& b) {

@@ -21,6 +21,7 @@
 
 using namespace blaude;
 using namespace blaude::sandbox::bwrap;
+using blaude::sandbox::Confinement;
 namespace fs = std::filesystem;
 
 namespace {
