@@ -6,7 +6,10 @@
 # as uid 65534: writes inside must be discarded (and visible inside while the session runs);
 # blaude's own config must not be writable from inside in ANY mode. Control:
 # --allow-protected-writes makes ~/.config writable (so the test would see a leak), while
-# ~/.config/blaude stays read-only even then.
+# ~/.config/blaude stays read-only even then. The last resort where blaude cannot make an
+# overlay either (BLAUDE_OWN_OVERLAY=off stands for a kernel that refuses it): ~/.config stays
+# host-writable, but what runs code at login or app start is read-only (guards of the protect
+# layout), and the warning says so.
 . "$(dirname "$0")/lib.sh"
 # Until lib.sh has them (the rtests branch adds them): a missing prerequisite fails.
 type missing >/dev/null 2>&1 || missing() { echo "FAIL: prerequisite missing: $*"; exit 1; }
@@ -73,5 +76,23 @@ for bw in /usr/bin "$NEW"; do
       check "$label control: and the session saw the refusal" grep -q "policy refused" <<<"$out"
     fi
   done
+done
+# The last resort, bwrap 0.8 only (0.12 has overlays): pins, mounted by the protect helper and
+# by bwrap options where it cannot run.
+for pm in helper bwrap-options; do
+  fresh
+  export BLAUDE_OWN_OVERLAY=off BLAUDE_PROTECT_MOUNTS=$pm
+  out=$(sb /usr/bin -- "$attack" || true)
+  label="bwrap 0.8, no overlay at all ($pm)"
+  check "$label: autostart entry refused" test ! -e "$H/.config/autostart/evil.desktop"
+  check "$label: a missing systemd dir is kept empty" test ! -e "$H/.config/systemd/user/evil.service"
+  check_eq "$label: nvim/init.lua unchanged on the host" "-- mine" "$(cat "$H/.config/nvim/init.lua")"
+  check "$label: blaude's own policy cannot be planted" test ! -e "$H/.config/blaude/policy"
+  check "$label: the session saw the refusal" grep -q "policy refused" <<<"$out"
+  check "$label control: other config is written through (and said so)" grep -q "theme=evil" "$H/.config/app.conf"
+  dry=$(sb /usr/bin --dry-run -- true 2>&1; cat "$T_DIR/sb.err")
+  check "$label: the warning names ~/.config host-writable and the pinned dirs" \
+    grep -qi "host-writable.*autostart\|autostart.*host-writable" <<<"$(tr '\n' ' ' <<<"$dry")"
+  unset BLAUDE_OWN_OVERLAY BLAUDE_PROTECT_MOUNTS
 done
 finish

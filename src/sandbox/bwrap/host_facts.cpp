@@ -167,6 +167,7 @@ HostFacts HostFacts::probe(const HostEnv& host, const SandboxRequest& req) {
     if (!pf.real.empty()) f.paths.emplace(pf.real, probe_path(pf.real));
   }
   if (!req.tmp && !f.cwd.empty()) f.ws = scan_workspace(f.cwd, f.home, f.env_or("XDG_CONFIG_HOME"));
+  identify_ipc_guards(f);
   f.inner_mounts = inner_mounts_work(f.bwrap) && f.env_or("BLAUDE_PROTECT_MOUNTS") != "bwrap-options";
   f.exe = probe_exe(req.program(), f.env_or("PATH"), f.home_real);
   if (f.exe.name != "claude") f.claude = probe_exe("claude", f.env_or("PATH"), f.home_real);

@@ -23,6 +23,7 @@ struct Builder {
   std::vector<std::string> host_writable;                      // overlay fallbacks left writable
   std::set<std::string> linked_mounts;                         // linked-package ro-binds done
   std::vector<HostGuard> guards;                               // host paths to protect (protect.cpp)
+  std::vector<HostGuard> always_guards = {};  // the same, also under --allow-protected-writes and --tmp
   std::string config_pins = {};  // read-only in a host-writable ~/.config (for the warning)
 
   void add(std::initializer_list<std::string> args) { p.argv.insert(p.argv.end(), args); }

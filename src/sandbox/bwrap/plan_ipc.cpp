@@ -51,19 +51,21 @@ void add_ipc_late(Builder& b) {
   // TMUX_TMPDIR elsewhere (the workspace, a -m DIR:rw): after the mounts that show it.
   if (!b.req.allow_protected_writes && !is_under(b.f.ipc.tmux_dir, "/tmp")) shadow_tmux_dir(b);
   // blaude's own config (the user policy, the trust ledger) is read-only in every mode: a
-  // planted user policy would be applied by the next session without a prompt.
-  const std::string& c = b.f.ipc.config_dir;
-  if (c.empty() || !visible(b, dirname_of(c))) return;
-  const PathFact& pf = b.f.at(c);
+  // planted user policy would be applied by the next session without a prompt. A guard of the
+  // protect layout (protect.cpp): read-only at every alias through which it is writable (a
+  // host-writable ~/.config, -m DIR:rw, a write grant, the workspace), pinned above; a missing
+  // one is made empty there and kept empty. Nothing where no alias shows it (an overlay).
+  const PathFact& pf = b.f.at(b.f.ipc.config_dir);
+  const std::string host = config_dir_host(b.f);
+  if (host.empty()) return;
+  const char* why = "blaude's own config (a planted user policy would apply without a prompt)";
   if (pf.lkind == Kind::Missing) {
-    if (b.f.at(dirname_of(c)).kind != Kind::Dir) return;
-    b.p.preparations.push_back({HostPrep::Kind::MakeDir, c, 0700, "", true,
-                                "blaude's own config, mounted read-only so the sandbox cannot plant a policy"});
-    b.ro(c, c);
-  } else if (pf.kind == Kind::Dir) {
-    b.ro(c);
+    b.always_guards.push_back({host, Guard::EmptyDir, why});
+  } else if (pf.lkind == Kind::Dir) {
+    b.always_guards.push_back({host, Guard::ReadOnly, why});
   } else {
-    throw PlanError(c + " is not a directory", "blaude keeps its user policy and trust ledger there; move it away.");
+    throw PlanError(b.f.ipc.config_dir + " is not a directory",
+                    "blaude keeps its user policy and trust ledger there; move it away.");
   }
 }
 
@@ -102,16 +104,18 @@ void add_gpg(Builder& b) {
 // Where blaude cannot make ~/.config write-discarding (bwrap < 0.9 and no unprivileged
 // overlayfs for blaude either), what in it runs code at login or at an app's start is read-only.
 // Login-time dirs are pinned even when missing (an empty read-only dir); app dirs when present.
+// Guards of the protect layout (protect.cpp), so they hold at every alias of ~/.config.
 void add_config_fallback_pins(Builder& b, const std::string& cfg) {
+  const std::string host = dot_config_host(b.f);
+  if (host.empty()) return;
   std::string pinned;
   auto pin = [&](const std::string& rel, bool create) {
-    const std::string p = cfg + "/" + rel;
-    const PathFact& pf = b.f.at(p);
+    const PathFact& pf = b.f.at(cfg + "/" + rel);
+    const std::string why = "~/.config/" + rel + " runs code on the host (bwrap < 0.9: ~/.config is host-writable)";
     if (pf.lkind == Kind::Dir) {
-      b.ro(p, p);
+      b.guards.push_back({host + "/" + rel, Guard::ReadOnly, why});
     } else if (pf.lkind == Kind::Missing && create) {
-      b.tmpfs(p);
-      b.add({"--remount-ro", p});
+      b.guards.push_back({host + "/" + rel, Guard::EmptyDir, why});
     } else {
       return;
     }

@@ -63,14 +63,40 @@ void probe_gpg(HostFacts& f) {
 
 }  // namespace
 
+std::string config_dir_host(const HostFacts& f) {
+  if (f.ipc.config_dir.empty()) return {};
+  const PathFact& c = f.at(f.ipc.config_dir);
+  if (c.lkind != Kind::Missing) return c.real;
+  const PathFact& parent = f.at(dirname_of(f.ipc.config_dir));
+  return parent.kind == Kind::Dir && !parent.real.empty() ? parent.real + "/blaude" : std::string();
+}
+
+std::string dot_config_host(const HostFacts& f) {
+  const PathFact& c = f.at(f.home + "/.config");
+  return c.kind == Kind::Dir ? c.real : std::string();
+}
+
+void identify_ipc_guards(HostFacts& f) {
+  if (std::string c = config_dir_host(f); !c.empty()) identify(f.ws.ids, c);
+  if (f.overlay || f.ipc.own_overlay) return;
+  if (std::string cfg = dot_config_host(f); !cfg.empty())
+    for (const auto* list : {&kConfigLoginDirs, &kConfigAppDirs})
+      for (const auto& r : *list) identify(f.ws.ids, cfg + "/" + r);
+}
+
 void probe_ipc(HostFacts& f, const SandboxRequest& req) {
   f.ipc.landlock_abi = landlock_abi();
   struct stat st;
   f.ipc.bwrap_setuid = !f.bwrap.empty() && ::stat(f.bwrap.c_str(), &st) == 0 && (st.st_mode & S_ISUID);
   // Only where bwrap has no overlays, and not for setuid bwrap (it would run unprivileged in
   // blaude's namespace).
-  if (!f.bwrap.empty() && !f.overlay && !f.ipc.bwrap_setuid && !req.allow_protected_writes)
-    f.ipc.own_overlay = own_overlay_works(&f.ipc.own_overlay_why);
+  // BLAUDE_OWN_OVERLAY=off: as where unprivileged overlayfs is refused (the pins' test).
+  if (!f.bwrap.empty() && !f.overlay && !f.ipc.bwrap_setuid && !req.allow_protected_writes) {
+    if (f.env_or("BLAUDE_OWN_OVERLAY") == "off")
+      f.ipc.own_overlay_why = "BLAUDE_OWN_OVERLAY=off";
+    else
+      f.ipc.own_overlay = own_overlay_works(&f.ipc.own_overlay_why);
+  }
   std::string tt = f.env_or("TMUX_TMPDIR");
   tt = tt.empty() || tt[0] != '/' ? "/tmp" : normalize(tt);
   f.ipc.tmux_dir = tt + "/tmux-" + std::to_string(f.uid);
@@ -83,6 +109,7 @@ void probe_ipc(HostFacts& f, const SandboxRequest& req) {
   if (!f.overlay && !f.ipc.own_overlay)
     for (const auto* list : {&kConfigLoginDirs, &kConfigAppDirs})
       for (const auto& r : *list) f.paths.emplace(f.home + "/.config/" + r, probe_path(f.home + "/.config/" + r));
+  f.paths.emplace(f.home + "/.config", probe_path(f.home + "/.config"));
   scan_tmp(f);
   if (req.git) probe_gpg(f);
 }

@@ -15,6 +15,16 @@ void probe_ipc(HostFacts& f, const SandboxRequest& req);
 extern const std::vector<std::string> kConfigLoginDirs;  // pinned even when missing
 extern const std::vector<std::string> kConfigAppDirs;    // pinned when present
 
+// Where blaude's own config dir is on the host, canonical ("" when neither it nor its parent
+// exists as a dir): what the planner guards. Pure over f.paths.
+std::string config_dir_host(const HostFacts& f);
+// The canonical ~/.config ("" when it is no dir). Pure over f.paths.
+std::string dot_config_host(const HostFacts& f);
+
+// After the workspace scan: the identities (f.ws.ids) the protect layout checks blaude's own
+// config dir and the ~/.config fallback pins against.
+void identify_ipc_guards(HostFacts& f);
+
 // The seed's list of /tmp IPC names (dirs, sockets or files alike).
 bool is_tmp_ipc_name(const std::string& name);
 
