@@ -113,6 +113,8 @@ void add_protections(Builder& b) {
   std::vector<std::string> overlays;
   for (const auto& st : mount_steps(b.p.argv))
     if (st.op == "--tmp-overlay" || st.op == "--overlay" || st.op == "--ro-overlay") overlays.push_back(st.dst);
+  // bwrap < 0.9: the overlays blaude makes itself before bwrap (confine.hpp), bound by bwrap.
+  overlays.insert(overlays.end(), b.p.confine.overlays.begin(), b.p.confine.overlays.end());
   auto layout = layout_protections(guards, aliases, off ? std::string() : b.f.cwd, [&](const std::string& p) -> std::optional<Identity> {
     auto it = ids.find(p);
     if (it != ids.end() && it->second.type != 0) return it->second;
