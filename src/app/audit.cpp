@@ -79,7 +79,7 @@ void audit_end(AuditSession& s) {
   s.walk.seconds = kAfterSeconds;
   const audit::Snapshot after = audit::take_snapshot(s.walk);
   const auto findings = audit::compare(s.before, after, {s.walk.roots, utc_stamp()});
-  const auto applied = audit::apply_findings(findings);
+  const auto applied = audit::apply_findings(findings, s.walk.roots);
   spdlog::info("audit: after the session: {} repos, {} files, {} dirs in {:.1f} ms; {} findings", after.repos.size(),
                after.files.size(), after.dirs, after.seconds * 1000, findings.size());
   const std::string text = audit::report_text(findings, applied, s.before, after);

@@ -97,11 +97,27 @@ bool write_new(int dfd, const std::string& name, const std::string& text, mode_t
   return true;
 }
 
-Applied apply_one(const Finding& f) {
+// Where the held dir fd really is (the kernel's name for it).
+std::string fd_path(int fd) {
+  char link[64], buf[PATH_MAX];
+  std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = ::readlink(link, buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, size_t(n)) : std::string();
+}
+
+Applied apply_one(const Finding& f, const std::vector<std::string>& roots) {
   Applied a;
   UniqueFd dfd = open_parent(f.path);
   if (!dfd) {
     a.error = std::string("cannot open its directory: ") + std::strerror(errno);
+    return a;
+  }
+  const std::string where = fd_path(dfd.get());
+  bool inside = false;
+  for (const auto& r : roots) inside |= !where.empty() && path_under(where, r);
+  if (!inside) {
+    a.error = "its directory is " + (where.empty() ? std::string("unknown") : where) +
+              ", outside the audited directories: not touched";
     return a;
   }
   const std::string name = base_of(f.path);
@@ -123,9 +139,9 @@ Applied apply_one(const Finding& f) {
 
 }  // namespace
 
-std::vector<Applied> apply_findings(const std::vector<Finding>& findings) {
+std::vector<Applied> apply_findings(const std::vector<Finding>& findings, const std::vector<std::string>& roots) {
   std::vector<Applied> out;
-  for (const auto& f : findings) out.push_back(f.act == Act::None ? Applied{} : apply_one(f));
+  for (const auto& f : findings) out.push_back(f.act == Act::None ? Applied{} : apply_one(f, roots));
   return out;
 }
 

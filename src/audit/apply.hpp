@@ -16,7 +16,9 @@ struct Applied {
   std::vector<std::string> removed;  // Rewrite: what the written file leaves out
 };
 
-// One result per finding, in order (Act::None gives an empty result).
-std::vector<Applied> apply_findings(const std::vector<Finding>& findings);
+// One result per finding, in order (Act::None gives an empty result). Nothing outside `roots`
+// (the audited dirs) is ever moved or written: a finding whose dir resolves elsewhere (through a
+// symlink) is refused with an error.
+std::vector<Applied> apply_findings(const std::vector<Finding>& findings, const std::vector<std::string>& roots);
 
 }  // namespace blaude::audit

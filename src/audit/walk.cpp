@@ -6,6 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <limits.h>
+#include <stdlib.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -318,9 +322,14 @@ private:
 
   // Every file git could run from a hooks dir; *.sample is git's inert template. A hooksPath
   // may name any dir (/tmp, say): at most kMaxHooks entries are read from one.
+  // A hooks dir that is itself a symlink is a pointer: git follows it, so a link to a dir the
+  // sandbox could fill (/tmp) runs code; the link is what gets moved aside. Through a link that
+  // leads outside the audited roots no hook file is recorded: nothing there is the audit's to
+  // move (it would be the user's files, wherever the link was aimed).
   void hooks_dir(const std::string& path, const std::string& gitdir, bool own) {
     (own ? snap_.own_hook_dirs : snap_.configured_hook_dirs).insert(path);
     if (!hookdirs_.insert(path).second) return;
+    if (hooks_link(path, gitdir)) return;
     UniqueFd fd = open_dir(AT_FDCWD, path, true);
     if (!fd) return;
     constexpr size_t kMaxHooks = 1000;
@@ -344,6 +353,28 @@ private:
       rec.repo = gitdir;
       snap_.files.emplace(p, std::move(rec));
     }
+  }
+
+  // true when `path` is a symlink leading outside the roots (recorded as a pointer).
+  bool hooks_link(const std::string& path, const std::string& gitdir) {
+    UniqueFd parent(::open(parent_of(path).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!parent) return false;
+    const std::string name = path.substr(path.rfind('/') + 1);
+    struct stat st;
+    char link[4096];
+    if (::fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISLNK(st.st_mode)) return false;
+    ssize_t n = ::readlinkat(parent.get(), name.c_str(), link, sizeof link);
+    FileRecord rec;
+    rec.role = Role::Pointer;
+    rec.kind = FileKind::Symlink;
+    rec.link = n > 0 ? std::string(link, size_t(n)) : std::string();
+    rec.repo = gitdir;
+    char buf[PATH_MAX];
+    rec.target = ::realpath(path.c_str(), buf) ? std::string(buf) : join_path(parent_of(path), rec.link);
+    const bool inside = std::any_of(in_.roots.begin(), in_.roots.end(),
+                                    [&](const std::string& root) { return path_under(rec.target, root); });
+    snap_.files.emplace(path, std::move(rec));
+    return !inside;
   }
 
   const WalkInput& in_;

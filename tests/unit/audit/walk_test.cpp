@@ -58,7 +58,7 @@ std::vector<Applied> run_audit(const Snapshot& before, const std::string& root, 
                                std::string* report = nullptr) {
   Snapshot after = take_snapshot(input(root));
   findings = compare(before, after, AuditContext{{root}, "20250101T000000Z"});
-  auto applied = apply_findings(findings);
+  auto applied = apply_findings(findings, {root});
   if (report) *report = report_text(findings, applied, before, after);
   return applied;
 }
@@ -187,4 +187,47 @@ TEST_CASE("audit: a linked worktree and submodule gitdirs are covered", "[audit]
   std::vector<Finding> f;
   run_audit(before, w, f);
   CHECK(f.size() == 2);
+}
+
+TEST_CASE("audit: a hooks dir swapped for a symlink out of the roots: the link is moved, its target untouched",
+          "[audit]") {
+  TempDir t;
+  const std::string w = t.path + "/ws", outside = t.path + "/home/.ssh";
+  git_init(w);
+  write(outside + "/post-checkout", "#!/bin/sh\necho mine\n", 0755);  // the user's file, elsewhere
+  Snapshot before = take_snapshot(input(w));
+  fs::rename(w + "/.git/hooks", w + "/.git/hooks.old");
+  fs::create_directory_symlink(outside, w + "/.git/hooks");
+  std::vector<Finding> findings;
+  auto applied = run_audit(before, w, findings);
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].path == w + "/.git/hooks");
+  CHECK(findings[0].role == Role::Pointer);
+  REQUIRE(applied.size() == 1);
+  CHECK(applied[0].error.empty());
+  CHECK_FALSE(fs::exists(fs::symlink_status(w + "/.git/hooks")));
+  CHECK(fs::is_symlink(applied[0].aside));
+  // Nothing of what the link pointed at was touched, under any name.
+  CHECK(slurp(outside + "/post-checkout") == "#!/bin/sh\necho mine\n");
+  CHECK(std::distance(fs::directory_iterator(outside), fs::directory_iterator()) == 1);
+}
+
+TEST_CASE("audit: a finding whose dir resolves outside the roots is refused", "[audit]") {
+  TempDir t;
+  const std::string w = t.path + "/ws", outside = t.path + "/elsewhere";
+  write(outside + "/hook", "x");
+  fs::create_directories(w);
+  fs::create_directory_symlink(outside, w + "/link");
+  Finding f;
+  f.path = w + "/link/hook";
+  f.act = Act::MoveAside;
+  f.aside = f.path + ".blaude-audit-x";
+  auto applied = apply_findings({f}, {w});
+  REQUIRE(applied.size() == 1);
+  CHECK_FALSE(applied[0].error.empty());
+  CHECK(fs::exists(outside + "/hook"));
+  // The control: with the target inside the roots the same finding is carried out.
+  applied = apply_findings({f}, {t.path});
+  CHECK(applied[0].error.empty());
+  CHECK_FALSE(fs::exists(outside + "/hook"));
 }
