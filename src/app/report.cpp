@@ -3,6 +3,7 @@
 
 #include "app/launch.hpp"
 #include "common/shell_quote.hpp"
+#include "sandbox/bwrap/confine.hpp"
 #include "sandbox/bwrap/format.hpp"
 
 namespace blaude::app {
@@ -44,6 +45,7 @@ void report(const Launch& l, const cli::Options& o) {
     if (o.debug) std::fprintf(stderr, "\033[2m%s\033[0m\n", shell_quote(l.plan.argv).c_str());
   } else if (o.dry_run) {
     std::fputs(format_preparations(l.plan.preparations).c_str(), stdout);
+    std::fputs(sandbox::bwrap::format_confinement(l.plan.confine).c_str(), stdout);
     std::fputs(sandbox::bwrap::format_command(l.plan).c_str(), stdout);
   } else if (o.debug) {
     std::fputs(sandbox::bwrap::format_command(l.plan).c_str(), stderr);

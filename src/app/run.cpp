@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "app/apparmor.hpp"
+#include "app/audit.hpp"
 #include "app/doctor.hpp"
 #include "app/launch.hpp"
 #include "app/network.hpp"
@@ -50,7 +51,9 @@ Outcome run(const cli::Options& o) {
   report(launch, o);
   if (o.dry_run) return 0;
   if (auto f = prepare(launch)) return *f;
+  AuditSession audit = audit_begin(host, o, launch);  // before the child can change anything
   int rc = supervise(host, o, launch);
+  audit_end(audit);  // the sandbox is gone, the terminal restored
   spdlog::info("exit code {}", rc);
   return rc;
 }

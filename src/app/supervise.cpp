@@ -38,6 +38,8 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l) {
     }
     cmd.argv = prepared.argv;
     cmd.keep_fds = prepared.keep_fds;
+    if (prepared.confine)
+      cmd.pre_exec = {sandbox::bwrap::run_confinement, prepared.confine.get(), sandbox::bwrap::confine_step_name};
   } else {
     cmd.argv = l.plan.argv;
   }

@@ -151,22 +151,34 @@ void reset_signals() {
   sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
-[[noreturn]] void exec_or_report(const std::string& path, ExecArgs& a, int err_fd) {
-  execve(path.c_str(), a.argv.data(), a.env);
-  int e = errno;
-  ssize_t n = write(err_fd, &e, sizeof e);
+// What the child reports on the close-on-exec pipe when it does not exec.
+struct ExecReport {
+  int err;
+  int step;  // nonzero: Command::pre_exec failed at this step
+};
+
+[[noreturn]] void exec_or_report(const std::string& path, ExecArgs& a, int err_fd, const PreExec& pre) {
+  ExecReport r{0, 0};
+  if (pre.run) r.err = pre.run(pre.arg, &r.step);
+  if (r.err == 0) {
+    execve(path.c_str(), a.argv.data(), a.env);
+    r.err = errno;
+  }
+  ssize_t n = write(err_fd, &r, sizeof r);
   (void)n;
-  _exit(e == ENOENT ? 127 : 126);
+  _exit(r.step ? 1 : r.err == ENOENT ? 127 : 126);
 }
 
 // Waits for the child's exec: EOF on the close-on-exec pipe means it happened.
-int read_exec_errno(int fd) {
-  int e = 0;
+int read_exec_errno(int fd, int* step) {
+  ExecReport r{0, 0};
   ssize_t n;
   do {
-    n = read(fd, &e, sizeof e);
+    n = read(fd, &r, sizeof r);
   } while (n < 0 && errno == EINTR);
-  return n == static_cast<ssize_t>(sizeof e) ? e : 0;
+  if (n != static_cast<ssize_t>(sizeof r)) return 0;
+  *step = r.step;
+  return r.err;
 }
 
 // What the child does between its start and its exec.
@@ -184,7 +196,7 @@ template <class Plan>
   p.setup();
   reset_signals();
   close_other_fds(p.err_fd, p.cmd.keep_fds);
-  exec_or_report(p.path, p.args, p.err_fd);
+  exec_or_report(p.path, p.args, p.err_fd, p.cmd.pre_exec);
 }
 
 template <class Plan>
@@ -288,7 +300,7 @@ Child spawn_on_pty(const std::string& path, const Command& cmd, const termios* m
 
 int await_exec(Child& c) {
   if (c.exec_pipe) {
-    c.exec_errno = read_exec_errno(c.exec_pipe.get());
+    c.exec_errno = read_exec_errno(c.exec_pipe.get(), &c.pre_exec_step);
     c.exec_pipe.reset();
   }
   return c.exec_errno;

@@ -15,10 +15,22 @@ struct winsize;
 
 namespace blaude::pty {
 
+// Work the child does just before exec (the sandbox's confinement: a fresh keyring, Landlock,
+// blaude's own namespace). The child may share blaude's memory (start_child: CLONE_VM |
+// CLONE_VFORK, blaude suspended until the exec), so `run` makes syscalls only: no allocation,
+// no locks, no stdio; it may write only to memory laid out for it (its `arg`). A nonzero return
+// is an errno and *step (nonzero) says which part failed: the child exits without exec'ing.
+struct PreExec {
+  int (*run)(const void* arg, int* step) = nullptr;
+  const void* arg = nullptr;
+  const char* (*describe)(int step) = nullptr;  // for the error message
+};
+
 struct Command {
   std::vector<std::string> argv;                // argv[0] is looked up on PATH
   std::optional<std::vector<std::string>> env;  // KEY=VALUE list; nullopt = blaude's environ
   std::vector<int> keep_fds;  // extra descriptors the child keeps at the same numbers (>= 3)
+  PreExec pre_exec;
 };
 
 // Where argv[0] resolves with this PATH, or why it cannot run.
@@ -33,6 +45,7 @@ struct Child {
   pid_t pid = -1;
   UniqueFd master;  // pty mode only; non-blocking, close-on-exec
   int exec_errno = 0;  // nonzero: the child could not exec (it has exited with 126/127)
+  int pre_exec_step = 0;  // nonzero: Command::pre_exec failed (exec_errno says why)
   UniqueFd exec_pipe;  // pty mode: EOF once the child has exec'd; await_exec() reads it
 };
 

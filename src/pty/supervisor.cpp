@@ -30,7 +30,14 @@ std::string path_of(const Command& cmd) {
   return p ? p : "/usr/local/bin:/usr/bin:/bin";
 }
 
-int report_exec_error(const std::string& name, int err) {
+int report_exec_error(const std::string& name, int err, const Command& cmd, int step) {
+  if (step) {
+    const char* what = cmd.pre_exec.describe ? cmd.pre_exec.describe(step) : "the sandbox";
+    std::fprintf(stderr, "blaude: could not set up %s before starting %s: %s\n", what, name.c_str(),
+                 std::strerror(err));
+    std::fprintf(stderr, "  nothing ran; `blaude doctor` checks what this machine supports\n");
+    return 1;
+  }
   if (err == ENOENT) {
     std::fprintf(stderr, "blaude: %s: command not found\n", name.c_str());
     return 127;
@@ -44,10 +51,10 @@ int report_exec_error(const std::string& name, int err) {
 int run_plain(const std::string& path, const Command& cmd) {
   SignalPipe sigs({SIGCHLD, SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2});
   Child c = spawn_plain(path, cmd);
-  if (c.pid < 0) return report_exec_error(cmd.argv[0], c.exec_errno);
+  if (c.pid < 0) return report_exec_error(cmd.argv[0], c.exec_errno, cmd, 0);
   if (c.exec_errno) {
     waitpid(c.pid, nullptr, 0);
-    return report_exec_error(cmd.argv[0], c.exec_errno);
+    return report_exec_error(cmd.argv[0], c.exec_errno, cmd, c.pre_exec_step);
   }
   for (;;) {
     int st;
@@ -124,7 +131,7 @@ int run_pty(const std::string& path, const Command& cmd, const SuperviseOptions&
   if (ep->modes_fd >= 0 && tcgetattr(ep->modes_fd, &child_modes) != 0)
     child_modes = modes.original();
   Child c = spawn_on_pty(path, cmd, &child_modes, have_ws ? &ws : nullptr);
-  if (c.pid < 0) return report_exec_error(cmd.argv[0], c.exec_errno ? c.exec_errno : EIO);
+  if (c.pid < 0) return report_exec_error(cmd.argv[0], c.exec_errno ? c.exec_errno : EIO, cmd, 0);
 
   // While the child execs (the other core), set up our side; check its exec afterwards.
   // SIGKILL of blaude cannot be caught: a watchdog puts the modes back if it never hears from us.
@@ -137,7 +144,7 @@ int run_pty(const std::string& path, const Command& cmd, const SuperviseOptions&
     watchdog.disarm();
     install_crash_restore(nullptr);
     waitpid(c.pid, nullptr, 0);
-    return report_exec_error(cmd.argv[0], err);
+    return report_exec_error(cmd.argv[0], err, cmd, c.pre_exec_step);
   }
   term::Tracker tracker;
   UndoOnExit undo(opts.guard_terminal ? &tracker : nullptr, ep->out_fd);

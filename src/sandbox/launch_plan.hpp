@@ -5,6 +5,7 @@
 #pragma once
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -60,10 +61,24 @@ struct InnerMount {
   std::string why;   // what it protects, for --dry-run
 };
 
+// What the launcher does to the sandbox's first process itself, just before it execs bwrap,
+// where bwrap has no option for it (bwrap/confine.hpp carries it out). Not in the printed argv:
+// --dry-run lists it as notes.
+struct Confinement {
+  bool fresh_keyring = false;          // the user's session keyring is not inherited
+  uint64_t landlock_scopes = 0;        // LANDLOCK_SCOPE_* bits (abstract unix sockets, signals)
+  std::vector<std::string> overlays;   // bwrap < 0.9: write-discarding overlays made by blaude
+  uid_t uid = 0;                       // blaude's own ids (its user namespace maps them 1:1)
+  gid_t gid = 0;
+  bool empty() const { return !fresh_keyring && !landlock_scopes && overlays.empty(); }
+};
+
 struct LaunchPlan {
   std::vector<std::string> argv;
   std::vector<DataFd> data_fds;
   std::vector<HostPrep> preparations;
+  Confinement confine;
+  std::vector<std::string> writable_dirs;  // host paths the sandbox can write (for the audit)
   std::vector<std::string> notes;  // printed to stderr before the session starts
   std::vector<std::string> warnings;
   // Made by the launcher inside the sandbox, in this order, after every mount in argv.

@@ -28,19 +28,26 @@ chown -R 65534:65534 "$H" "$W" "$S"
 
 # The flipper: exchanges pkg/.git/hooks with a symlink to the secret dir, atomically
 # (renameat2 RENAME_EXCHANGE: the name is always there, a dir or the link), as fast as it can,
-# until told to stop (bounded: at most 2,000,000 swaps).
+# until told to stop (bounded: at most 2,000,000 swaps). After each session blaude's audit may
+# find the hooks dir a symlink and move the link aside (issue 11 class 2): the flipper puts it
+# back, as a persistent attacker would, so the race goes on.
 ln -s "$S" "$W/pkg/.git/hooks.link"
 chown -h 65534:65534 "$W/pkg/.git/hooks.link"
 flip_until() {
   setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c '
-import ctypes, os, sys
+import ctypes, errno, glob, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 a, b, stop = (s.encode() for s in sys.argv[1:4])
 for i in range(2000000):
     if i % 256 == 0 and os.path.exists(stop):
         break
     if libc.renameat2(-100, a, -100, b, 2) != 0:
-        sys.exit("renameat2: " + os.strerror(ctypes.get_errno()))
+        e = ctypes.get_errno()
+        moved = glob.glob(glob.escape(a.decode()) + ".blaude-audit-*")
+        if e == errno.ENOENT and moved and not os.path.lexists(a):
+            os.rename(moved[0], a)
+            continue
+        sys.exit("renameat2: " + os.strerror(e))
 ' "$W/pkg/.git/hooks" "$W/pkg/.git/hooks.link" "$T_DIR/stop"
 }
 
@@ -62,7 +69,14 @@ for bw in "${BWRAPS[@]}"; do
       silent=$((silent + 1))
     fi
   done
-  # Control: the same flipping against a bare bwrap bind of the path, as the old plan did.
+  # Control: the same flipping against a bare bwrap bind of the path, as the old plan did. The
+  # flipper is bounded by a swap count, which slow launches under load can use up: flipping again
+  # if it has ended, or the control would try against a path that no longer moves.
+  if ! kill -0 "$fpid" 2>/dev/null; then
+    wait "$fpid" || true
+    flip_until &
+    fpid=$!
+  fi
   ctl=0 tries=0
   while [ "$ctl" -eq 0 ] && [ "$tries" -lt $((LAUNCHES * 20)) ]; do
     tries=$((tries + 1))

@@ -36,7 +36,7 @@ sb() {
   local opts=()
   while [ "$1" != "--" ]; do opts+=("$1"); shift; done
   shift
-  (cd "${SB_CWD:-$WS}" && env -i HOME="$H" PATH=/usr/bin:/bin TERM=dumb SECRET_TOKEN=hunter2 \
+  (cd "${SB_CWD:-$WS}" && env -i HOME="$H" PATH=/usr/bin:/bin TERM=dumb SECRET_TOKEN=hunter2 BLAUDE_OWN_OVERLAY="${OWN_OVERLAY:-}" \
     GH_TOKEN=ghp_testtoken setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
     "$BLAUDE" --trust-policy "${opts[@]}" --exec sh -c "$1" </dev/null 2>>"$T_DIR/sb.err")
 }
@@ -133,10 +133,13 @@ if bwrap --overlay-src / --tmp-overlay / --version >/dev/null 2>&1; then
   sb -- "echo x >'$H/.config/autostart-evil'"
   check "~/.config writes are discarded (overlay)" absent "$H/.config/autostart-evil"
 else
-  # bwrap < 0.9: no overlays; ~/.config stays host-writable and the user is told so.
+  # bwrap < 0.9: blaude's own overlay; where it cannot make one, ~/.config stays host-writable
+  # and the user is told so.
+  sb -- "echo x >'$H/.config/autostart-evil'"
+  check "~/.config writes are discarded (blaude's own overlay)" absent "$H/.config/autostart-evil"
   : >"$T_DIR/sb.err"
-  sb -- true
-  check "no overlays: the warning names ~/.config as host-writable" grep -q "^  $H/.config\$" "$T_DIR/sb.err"
+  OWN_OVERLAY=off sb -- true
+  check "no overlays at all: the warning names ~/.config as host-writable" grep -q "^  $H/.config\$" "$T_DIR/sb.err"
 fi
 check "control: workspace writes persist" test -e "$WS/src/ok.c"
 

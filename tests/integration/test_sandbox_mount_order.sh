@@ -29,7 +29,9 @@ sb() {  # sb [blaude options] -- SCRIPT
   local opts=()
   while [ "$1" != "--" ]; do opts+=("$1"); shift; done
   shift
-  (cd "$WS" && env -i HOME="$H" NVM_DIR="$NVM" PATH="/usr/bin:/bin" TERM=dumb \
+  # BLAUDE_OWN_OVERLAY=off: the fallback where ~/.config is a host-writable bind (where the
+  # kernel refuses blaude its own overlay; test_escapes_config covers the overlay).
+  (cd "$WS" && env -i HOME="$H" NVM_DIR="$NVM" PATH="/usr/bin:/bin" TERM=dumb BLAUDE_OWN_OVERLAY=off \
     setpriv --reuid=65534 --regid=65534 --clear-groups \
     "$BLAUDE" "${opts[@]}" --exec sh -c "$1" </dev/null 2>"$T_DIR/sb.err")
 }

@@ -56,7 +56,7 @@ sb() {
   shift
   while [ "$1" != "--" ]; do opts+=("$1"); shift; done
   shift
-  (cd "$WS" && env -i HOME="$H" PATH="$dir:/usr/bin:/bin" TERM=dumb \
+  (cd "$WS" && env -i HOME="$H" PATH="$dir:/usr/bin:/bin" TERM=dumb BLAUDE_OWN_OVERLAY="${OWN_OVERLAY:-}" \
     setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
     "$BLAUDE" "${opts[@]}" --exec sh -c "$1" </dev/null 2>"$T_DIR/sb.err")
 }
@@ -164,18 +164,28 @@ check "control: .git/config edit reaches the host" grep -q evil "$WS/.git/config
 check "control: .bashrc edit reaches the host" grep -q evil "$WS/.bashrc"
 check "control: ~/.config/git edit reaches the host" grep -q evil "$H/.config/git/config"
 
-# --- control: the bwrap 0.8 fallback, where the system's bwrap has no overlays --------------
+# --- bwrap 0.8, where the system's bwrap has no overlays: blaude makes them itself -----------
+# (issue 11 class 4; test_escapes_config has the attacks). Then the last resort, as where the
+# kernel refuses blaude an overlay too (BLAUDE_OWN_OVERLAY=off): the control that shows why.
 if [ $FALLBACK = 1 ]; then
   fresh
-  out=$(sb /usr/bin -- "$attack") || fail "fallback run exited $?: $(cat "$T_DIR/sb.err")"
-  check "fallback: the feature cache now says overlay=0 (re-probed for the other binary)" \
+  out=$(sb /usr/bin -- "$attack") || fail "bwrap 0.8 run exited $?: $(cat "$T_DIR/sb.err")"
+  check "bwrap 0.8: the feature cache now says overlay=0 (re-probed for the other binary)" \
     grep -qx "overlay=0" "$H/.cache/blaude/bwrap-features-$NOBODY"
+  check_eq "bwrap 0.8: inside, every write through blaude's own overlays is visible" "$SEEN_ALL" "$(seen "$out")"
+  check "bwrap 0.8: ~/.config writes do not reach the host" absent "$H/.config/autostart/evil.desktop"
+  check "bwrap 0.8: ~/.npm writes do not reach the host" absent "$H/.npm/_cacache/evil"
+  check "bwrap 0.8: no host-writable warning" not grep -q "^  $H/.config\$" "$T_DIR/sb.err"
+  fresh
+  out=$(OWN_OVERLAY=off sb /usr/bin -- "$attack") || fail "fallback run exited $?: $(cat "$T_DIR/sb.err")"
   check "fallback: ~/.config writes reach the host (why overlays matter)" \
-    test -e "$H/.config/autostart/evil.desktop"
+    grep -q "theme=evil" "$H/.config/app.conf"
+  check "fallback: but not into what runs at login (autostart is read-only)" \
+    absent "$H/.config/autostart/evil.desktop"
   check "fallback: ~/.npm writes reach the host" test -e "$H/.npm/_cacache/evil"
   check "fallback: the user is told ~/.config stays host-writable" grep -q "^  $H/.config\$" "$T_DIR/sb.err"
   check_eq "fallback: only the bound ~/.config and caches take writes; protected dirs are read-only inside" \
-    "evil.desktop evil evil" "$(seen "$out")"
+    "evil evil" "$(seen "$out")"
   check "fallback: no new hook on the host" absent "$WS/.git/hooks/pre-commit"
   check "fallback: no .vscode/tasks.json on the host" absent "$WS/.vscode/tasks.json"
   check "fallback: the hook edit is not visible inside" not has "hook:evil" "$out"
@@ -204,7 +214,7 @@ check "symlinked ~/.config/git: its target is unchanged" unchanged "$H/dotfiles/
 check "symlinked ~/.config/git: the note says it is not mounted" grep -q "config/git is a symlink" "$T_DIR/sb.err"
 if [ $FALLBACK = 1 ]; then
   link_ws
-  out=$(sb /usr/bin -- "$replace_link") || fail "fallback, symlinked ~/.config/git: exited $?: $(cat "$T_DIR/sb.err")"
+  out=$(OWN_OVERLAY=off sb /usr/bin -- "$replace_link") || fail "fallback, symlinked ~/.config/git: exited $?: $(cat "$T_DIR/sb.err")"
   check "fallback control: the session starts with a symlinked ~/.config/git" has replaced "$out"
   check "fallback control: without overlays the link is replaced on the host" not test -L "$H/.config/git"
   check "fallback control: and the user was warned" grep -q "config/git is a symlink in the host-writable" "$T_DIR/sb.err"

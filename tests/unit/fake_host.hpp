@@ -33,6 +33,7 @@ inline HostFacts typical_host() {
   f.cwd = "/home/u/proj";
   f.bwrap = "/usr/bin/bwrap";
   f.overlay = true;
+  f.ipc.landlock_abi = 7;  // Linux 6.12+: abstract sockets and signals can be scoped
   f.nvm_dir = "/home/u/.nvm";
   f.fnm_dir = "/home/u/.local/share/fnm";
   f.pnpm_home = "/home/u/.local/share/pnpm";

@@ -19,6 +19,7 @@
 #include "sandbox/bwrap/scan.hpp"
 #include "sandbox/bwrap/plan.hpp"
 #include "sandbox/bwrap/protect_gate.hpp"
+#include "sandbox/bwrap/probe_ipc.hpp"
 #include "common/paths.hpp"
 
 namespace blaude::sandbox::bwrap {
@@ -48,7 +49,6 @@ std::vector<std::string> paths_of_interest(const HostFacts& f) {
   v.push_back(f.nvm_dir);
   v.push_back(claude_config_dir(f));
   v.push_back(dirname_of(claude_config_dir(f)));  // to create a missing one
-  v.push_back("/run/user/" + std::to_string(f.uid) + "/gnupg");
   v.push_back(dbus_socket_path(f));
   for (const char* k : {"CLAUDE_CODE_TMPDIR", "GNUPGHOME", "SSH_AUTH_SOCK"}) {
     std::string p = f.env_or(k);
@@ -118,22 +118,6 @@ std::vector<std::string> find_opt_tool_dirs(const std::string& path) {
   return out;
 }
 
-std::vector<std::string> find_tmp_socket_dirs() {
-  std::vector<std::string> out;
-  DIR* d = ::opendir("/tmp");
-  if (!d) return out;
-  while (dirent* e = ::readdir(d)) {
-    std::string n = e->d_name;
-    bool match = n == ".X11-unix" || n == ".ICE-unix" || n == ".XIM-unix" || n == ".font-unix" ||
-                 n.rfind("tmux-", 0) == 0 || n.rfind("ssh-", 0) == 0 || n.rfind("dbus-", 0) == 0;
-    struct stat st;
-    if (match && ::lstat(("/tmp/" + n).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) out.push_back("/tmp/" + n);
-  }
-  ::closedir(d);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 }  // namespace
 
 void HostFacts::probe_grants(const Grants& grants) {
@@ -172,7 +156,7 @@ HostFacts HostFacts::probe(const HostEnv& host, const SandboxRequest& req) {
 
   for (const auto& p : paths_of_interest(f)) f.paths.emplace(p, probe_path(p));
   f.probe_grants(req.grants);
-  f.tmp_socket_dirs = find_tmp_socket_dirs();
+  probe_ipc(f, req);
   if (f.at("/etc/resolv.conf").lkind == Kind::Symlink && !f.at("/etc/resolv.conf").real.empty())
     f.resolv_content = read_small_file(f.at("/etc/resolv.conf").real).value_or("");
   f.opt_tool_dirs = find_opt_tool_dirs(f.env_or("PATH"));
@@ -184,6 +168,7 @@ HostFacts HostFacts::probe(const HostEnv& host, const SandboxRequest& req) {
     if (!pf.real.empty()) f.paths.emplace(pf.real, probe_path(pf.real));
   }
   if (!req.tmp && !f.cwd.empty()) f.ws = scan_workspace(f.cwd, f.home, f.env_or("XDG_CONFIG_HOME"));
+  identify_ipc_guards(f);
   f.inner_mounts = inner_mounts_work(f.bwrap) && f.env_or("BLAUDE_PROTECT_MOUNTS") != "bwrap-options";
   f.exe = probe_exe(req.program(), f.env_or("PATH"), f.home_real);
   if (f.exe.name != "claude") f.claude = probe_exe("claude", f.env_or("PATH"), f.home_real);

@@ -85,6 +85,18 @@ struct ExeFact {
   std::string package_root;
 };
 
+// Host IPC and the confinement blaude can apply itself (probe_ipc.cpp).
+struct IpcFacts {
+  int landlock_abi = 0;           // 6+: abstract unix sockets and signals can be scoped
+  bool bwrap_setuid = false;      // no_new_privs (Landlock) and blaude's userns would break it
+  bool own_overlay = false;       // bwrap < 0.9: blaude can make its own overlays (probed then)
+  std::string own_overlay_why;    // why not
+  std::string tmux_dir;           // the user's tmux socket dir: ${TMUX_TMPDIR:-/tmp}/tmux-UID
+  std::string config_dir;         // blaude's own: $XDG_CONFIG_HOME/blaude or ~/.config/blaude
+  std::map<std::string, std::string> gpg_dirs;  // `gpgconf --list-dirs` (only under --git)
+  std::string gpg_problem;        // why gpgconf gave nothing
+};
+
 struct HostFacts {
   uid_t uid = 1000;
   gid_t gid = 1000;
@@ -106,6 +118,9 @@ struct HostFacts {
   std::map<std::string, PathFact> paths;   // every absolute path the planner asks about
 
   std::vector<std::string> tmp_socket_dirs;  // existing /tmp/.X11-unix, /tmp/tmux-*, ... (sorted)
+  // The same names when they are not dirs: a bare socket (dbus-launch's /tmp/dbus-XXXX) or file.
+  std::vector<std::string> tmp_socket_files;
+  IpcFacts ipc;
   std::string resolv_content;                // /etc/resolv.conf content when it is a symlink
   std::vector<std::string> opt_tool_dirs;    // /opt/<vendor>/<dir> holding a tool on PATH
   std::string nvm_dir;                       // $NVM_DIR or ~/.nvm

@@ -43,6 +43,7 @@ PreparedLaunch prepare_launch(const LaunchPlan& plan) {
     out.keep_fds.push_back(fd.get());
     out.fds.push_back(std::move(fd));
   }
+  if (!plan.confine.empty()) out.confine = std::make_unique<PreparedConfinement>(plan.confine);
   if (argv.empty()) return out;
   size_t end = 1;
   while (end < argv.size() && argv[end] != "--") ++end;
@@ -64,6 +65,10 @@ std::string protect_outcome(PreparedLaunch& launch) {
   std::string why = launch.gate->outcome();
   spdlog::debug("protect: {}", launch.gate->report());
   return why;
+}
+
+int run_confinement(const void* prepared, int* step) {
+  return apply_confinement(*static_cast<const PreparedConfinement*>(prepared), step);
 }
 
 std::vector<std::string> explain_failure(const std::string& bwrap) {

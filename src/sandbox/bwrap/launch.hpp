@@ -7,6 +7,7 @@
 
 #include "common/unique_fd.hpp"
 #include "sandbox/bwrap/protect_gate.hpp"
+#include "sandbox/bwrap/confine.hpp"
 #include "sandbox/launch_plan.hpp"
 
 namespace blaude::sandbox::bwrap {
@@ -19,7 +20,13 @@ struct PreparedLaunch {
   std::vector<int> keep_fds;      // → pty::Command::keep_fds
   // The protect helper, when the plan has inner mounts (started here, before bwrap is).
   std::unique_ptr<ProtectGate> gate;
+  // The plan's Confinement laid out for the forked child (→ pty::Command::pre_exec with
+  // run_confinement); null when there is nothing to do.
+  std::unique_ptr<PreparedConfinement> confine;
 };
+
+// pty::PreExec's signature over a PreparedConfinement.
+int run_confinement(const void* prepared, int* step);
 
 // Creates one memfd per DataFd, substitutes its number for the token, then packs the options.
 // Throws std::system_error when a memfd cannot be made.

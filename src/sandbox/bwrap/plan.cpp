@@ -45,6 +45,11 @@ void Builder::overlay_or(const std::string& path_in, Fallback fb) {
     rw(path);
   } else if (f.overlay) {
     overlay(path, path);
+  } else if (fb == Fallback::Bind && f.ipc.own_overlay) {
+    // bwrap < 0.9: blaude mounts the overlay itself before bwrap starts (confine.hpp); bwrap
+    // binds what it shows.
+    add({"--bind", path, path});
+    p.confine.overlays.push_back(path);
   } else if (fb == Fallback::Tmpfs) {
     tmpfs(path);
   } else if (fb == Fallback::RoBind) {
@@ -171,11 +176,7 @@ void add_tmp_and_run(Builder& b) {
     b.tmpfs("/tmp");
   } else {
     b.rw("/tmp");
-    // Only dirs that exist: a --tmpfs on a missing path under the host /tmp would create it.
-    // (--ssh's own agent dir is bound instead, below: no shadow for a later bind to hide.)
-    if (!b.req.allow_protected_writes)
-      for (const auto& d : b.f.tmp_socket_dirs)
-        if (!(b.req.ssh && d == b.f.ssh_agent_dir)) b.tmpfs(d);
+    detail::add_tmp_ipc(b);
   }
   const std::string uid = std::to_string(sandbox_uid(b.f));
   b.add({"--tmpfs", "/var", "--tmpfs", "/run", "--tmpfs", "/run/user/" + uid});
@@ -250,6 +251,7 @@ void add_tools(Builder& b) {
 void add_config(Builder& b) {
   const std::string cfg = b.home(".config");
   b.overlay_or(cfg, Fallback::Bind);
+  const bool writable = std::find(b.host_writable.begin(), b.host_writable.end(), cfg) != b.host_writable.end();
   if (!b.req.allow_protected_writes && b.is_dir(cfg)) {
     // Git settings there run on the host at the next git call: read-only even without overlays.
     // Judged by lstat: a dotfile manager's symlink (stow: git -> ../dotfiles/git) cannot be
@@ -260,7 +262,7 @@ void add_config(Builder& b) {
     const std::string git = cfg + "/git";
     const PathFact& g = b.f.at(git);
     if (g.lkind == Kind::Symlink) {
-      if (b.f.overlay)
+      if (b.f.overlay || b.f.ipc.own_overlay)
         b.p.notes.push_back(git + " is a symlink; it is not mounted (replacing it in the sandbox is discarded)");
       else
         b.p.warnings.push_back(git + " is a symlink in the host-writable " + cfg +
@@ -272,6 +274,7 @@ void add_config(Builder& b) {
       b.ro(git);
     }
   }
+  if (writable && !b.req.allow_protected_writes) detail::add_config_fallback_pins(b, cfg);
 }
 
 // Claude's own dirs, writable: after ~/.config, so a CLAUDE_CONFIG_DIR inside it is not
@@ -306,10 +309,7 @@ void add_opt_ins(Builder& b) {
   if (b.req.git) {
     for (const char* n : {".gitconfig", ".git-credentials"})
       if (b.is_file(b.home(n))) b.ro(b.home(n));
-    std::string gpg_sock = "/run/user/" + std::to_string(f.uid) + "/gnupg";
-    if (b.is_dir(gpg_sock)) b.rw(gpg_sock);
-    std::string gh = f.env_or("GNUPGHOME");
-    if (!gh.empty() && b.is_dir(gh)) b.ro(gh);
+    detail::add_gpg(b);
   }
   if (b.req.ssh) {
     if (b.is_dir(b.home(".ssh"))) b.ro(b.home(".ssh"));
@@ -332,7 +332,7 @@ void add_opt_ins(Builder& b) {
     std::string addr = f.env_or("DBUS_SESSION_BUS_ADDRESS");
     std::string sock = dbus_socket_path(f);
     if (addr.find("unix:path=") == std::string::npos && addr.find("unix:abstract=") != std::string::npos) {
-      b.p.warnings.push_back("--keyring: D-Bus uses an abstract socket, unreachable from the sandbox");
+      b.p.warnings.push_back("--keyring: D-Bus uses an abstract socket, which the sandbox cannot reach");
     }
     if (f.at(sock).kind == Kind::Socket) b.rw(sock);
     if (b.is_dir(b.home(".local/share/keyrings"))) b.rw(b.home(".local/share/keyrings"));
@@ -413,6 +413,7 @@ LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList
   b.p.preparations = facts.cache_writes;
   b.p.argv.push_back(facts.bwrap.empty() ? "bwrap" : facts.bwrap);
   add_namespaces(b);
+  detail::add_confinement(b);
   add_system(b);
   add_tmp_and_run(b);
   add_resolv(b);
@@ -427,6 +428,7 @@ LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList
   add_mounts(b);
   add_grants(b, req.grants);
   if (req.proxy) b.p.argv.insert(b.p.argv.end(), req.proxy->bwrap_args.begin(), req.proxy->bwrap_args.end());
+  detail::add_ipc_late(b);
   detail::add_exe(b, req.command);
   if (req.tmp) {
     b.add({"--chdir", "/tmp"});
@@ -444,12 +446,15 @@ LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList
   if (req.proxy) b.p.argv.insert(b.p.argv.end(), req.proxy->command_prefix.begin(), req.proxy->command_prefix.end());
   b.p.argv.insert(b.p.argv.end(), command.begin(), command.end());
 
+  if (!req.tmp) b.p.writable_dirs.push_back(facts.cwd);
+  for (const auto& [src, dst] : b.rw_binds) b.p.writable_dirs.push_back(src);
   if (!b.host_writable.empty()) {
     std::string w = facts.overlay_probe_failed
                         ? "could not ask " + facts.bwrap + " whether it supports overlays; assuming not."
                         : "bwrap lacks --tmp-overlay (needs bubblewrap 0.9 or newer).";
     w += " These stay writable on the host:";
     for (const auto& p : b.host_writable) w += "\n  " + p;
+    if (!b.config_pins.empty()) w += "\n  (in ~/.config, read-only: " + b.config_pins + ", git, blaude)";
     b.p.warnings.push_back(w);
   }
   return std::move(b.p);

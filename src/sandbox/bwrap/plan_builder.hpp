@@ -23,6 +23,8 @@ struct Builder {
   std::vector<std::string> host_writable;                      // overlay fallbacks left writable
   std::set<std::string> linked_mounts;                         // linked-package ro-binds done
   std::vector<HostGuard> guards;                               // host paths to protect (protect.cpp)
+  std::vector<HostGuard> always_guards = {};  // the same, also under --allow-protected-writes and --tmp
+  std::string config_pins = {};  // read-only in a host-writable ~/.config (for the warning)
 
   void add(std::initializer_list<std::string> args) { p.argv.insert(p.argv.end(), args); }
   void ro(const std::string& src, const std::string& dst) { add({"--ro-bind", src, dst}); }
@@ -50,6 +52,15 @@ struct Builder {
   bool is_file(const std::string& path) const { return f.at(path).kind == Kind::File; }
   std::string home(const std::string& rel) const { return f.home + "/" + rel; }
 };
+
+// Host IPC and blaude's own config (plan_ipc.cpp): the /tmp socket names (after the /tmp bind),
+// the late ones (after every mount: TMUX_TMPDIR elsewhere, ~/.config/blaude read-only), --git's
+// gpg binds, and the confinement applied before bwrap.
+void add_tmp_ipc(Builder& b);
+void add_ipc_late(Builder& b);
+void add_gpg(Builder& b);
+void add_confinement(Builder& b);
+void add_config_fallback_pins(Builder& b, const std::string& cfg);
 
 // Workspace bind; collects the protected paths (protect.cpp).
 void add_workspace(Builder& b);

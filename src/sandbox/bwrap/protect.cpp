@@ -102,14 +102,20 @@ void add_workspace(Builder& b) {
 // writable /tmp, -m DIR:rw, write grants), with pins, either made by the protect helper inside the
 // sandbox (plan.inner_mounts + the gate options) or, where it cannot run, as bwrap options.
 void add_protections(Builder& b) {
-  if (b.req.allow_protected_writes || b.req.tmp) return;
+  // With the protections off (or no workspace), only the guards of every mode: blaude's own config.
+  const bool off = b.req.allow_protected_writes || b.req.tmp;
+  std::vector<HostGuard> guards = off ? std::vector<HostGuard>{} : b.guards;
+  guards.insert(guards.end(), b.always_guards.begin(), b.always_guards.end());
+  if (guards.empty() && off) return;
   std::vector<Alias> aliases;
   for (const auto& [src, dst] : b.rw_binds) aliases.push_back({src, dst});
   const auto& ids = b.f.ws.ids;
   std::vector<std::string> overlays;
   for (const auto& st : mount_steps(b.p.argv))
     if (st.op == "--tmp-overlay" || st.op == "--overlay" || st.op == "--ro-overlay") overlays.push_back(st.dst);
-  auto layout = layout_protections(b.guards, aliases, b.f.cwd, [&](const std::string& p) -> std::optional<Identity> {
+  // bwrap < 0.9: the overlays blaude makes itself before bwrap (confine.hpp), bound by bwrap.
+  overlays.insert(overlays.end(), b.p.confine.overlays.begin(), b.p.confine.overlays.end());
+  auto layout = layout_protections(guards, aliases, off ? std::string() : b.f.cwd, [&](const std::string& p) -> std::optional<Identity> {
     auto it = ids.find(p);
     if (it != ids.end() && it->second.type != 0) return it->second;
     // Only the protect helper checks identities; bwrap options have nothing to check them with.

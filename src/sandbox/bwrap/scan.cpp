@@ -35,7 +35,14 @@ std::string real_of(const std::string& p) {
 }
 
 
-// The lstat identity of `path` and of every dir above it, once each.
+bool protected_name(const std::string& name, unsigned type) {
+  const auto& names = protected_file_names();
+  return name == ".vscode" || name == ".idea" || std::find(names.begin(), names.end(), name) != names.end() ||
+         (type != S_IFDIR && is_env_file_name(name));
+}
+
+}  // namespace
+
 void identify(std::map<std::string, Identity>& ids, std::string path) {
   for (;;) {
     if (ids.count(path)) return;
@@ -49,14 +56,6 @@ void identify(std::map<std::string, Identity>& ids, std::string path) {
     path = k == 0 ? "/" : path.substr(0, k);
   }
 }
-
-bool protected_name(const std::string& name, unsigned type) {
-  const auto& names = protected_file_names();
-  return name == ".vscode" || name == ".idea" || std::find(names.begin(), names.end(), name) != names.end() ||
-         (type != S_IFDIR && is_env_file_name(name));
-}
-
-}  // namespace
 
 PathFact probe_path(const std::string& path) {
   PathFact pf;

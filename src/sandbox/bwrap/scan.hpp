@@ -11,6 +11,10 @@ namespace blaude::sandbox::bwrap {
 PathFact probe_path(const std::string& path);
 // root must be canonical.
 // home and xdg_config_home: where the host's global git config lives.
+// Records the lstat identity of `path` and of every dir above it (type 0 when missing), once
+// each: what the protect layout checks a guard against.
+void identify(std::map<std::string, Identity>& ids, std::string path);
+
 WorkspaceScan scan_workspace(const std::string& root, const std::string& home, const std::string& xdg_config_home);
 
 }  // namespace blaude::sandbox::bwrap

@@ -48,6 +48,14 @@ std::string format_diff(const GrantDiff& diff) {
   return out;
 }
 
+std::string session_guards_summary() {
+  return "  after the session: git repositories under the workspace and writable mounts are audited;\n"
+         "    new git settings, hooks and pointers that would run code on this machine are moved aside\n"
+         "  host IPC: a fresh kernel keyring; abstract unix sockets and signals scoped to the sandbox\n"
+         "    where the kernel has Landlock 6+ (else a warning at start); /tmp's X11, tmux, ssh, dbus\n"
+         "    sockets shadowed\n";
+}
+
 std::string protected_summary() {
   return "  writes always denied, in every git repository at any depth: the files git reads hooks and\n"
          "    config from (config, hooks, core.hooksPath, included files, worktree and submodule pointers)\n"

@@ -24,5 +24,7 @@ std::string format_diff(const GrantDiff& diff);
 
 // Names of what stays protected whatever a policy says (same list on both backends).
 std::string protected_summary();
+// What blaude does around every session whatever a policy says (audit, host IPC).
+std::string session_guards_summary();
 
 }  // namespace blaude::sandbox::policy

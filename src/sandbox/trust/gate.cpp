@@ -218,7 +218,7 @@ std::string format_policy_report(const LoadedPolicies& L, bool trusted) {
   out += "grants, highest risk first:\n" + format_grants(L.grants);
   for (const auto* p : {&L.user, &L.project})
     for (const auto& n : p->notes) out += "  note: " + n + "\n";
-  out += "whatever the policies say:\n" + protected_summary();
+  out += "whatever the policies say:\n" + protected_summary() + session_guards_summary();
   return out;
 }
 

@@ -112,7 +112,7 @@ std::string trust_prompt(const std::string& file, const TrustCheck& check, const
     out += "Compared with what you trusted before:\n";
     out += format_diff(diff_grants(check.previous->grants, grants));
   }
-  out += "Whatever it says:\n" + protected_summary();
+  out += "Whatever it says:\n" + protected_summary() + session_guards_summary();
   out += "blaude: apply this policy? [y/N] ";
   return out;
 }

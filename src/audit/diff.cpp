@@ -1,0 +1,125 @@
+#include "audit/diff.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "audit/git_config.hpp"
+#include "audit/git_keys.hpp"
+#include "audit/git_paths.hpp"
+
+namespace blaude::audit {
+
+std::string describe_entry(const ConfigEntry& e) {
+  std::string out = e.key;
+  if (!e.value) return out;
+  out += " = \"";
+  size_t n = 0;
+  for (unsigned char c : *e.value) {
+    if (++n > 200) {
+      out += "...";
+      break;
+    }
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string sanitize_config(std::string_view before, std::string_view after, std::vector<std::string>* removed) {
+  // How many times each dangerous (key, value) was there before: that many stay.
+  std::map<std::pair<std::string, std::string>, int> allowed;
+  auto id = [](const ConfigEntry& e) { return std::make_pair(e.key, e.value ? "=" + *e.value : std::string()); };
+  for (const auto& e : parse_git_config(before).entries)
+    if (classify(e).risk != Risk::None) ++allowed[id(e)];
+  std::vector<ConfigEntry> kept;
+  for (const auto& e : parse_git_config(after).entries) {
+    const KeyRisk r = classify(e);
+    if (r.risk != Risk::None && allowed[id(e)]-- <= 0) {
+      if (removed) removed->push_back(describe_entry(e) + " (" + std::string(r.why) + ")");
+      continue;
+    }
+    kept.push_back(e);
+  }
+  return write_git_config(kept);
+}
+
+namespace {
+
+bool under_any(const std::string& p, const std::vector<std::string>& roots) {
+  return std::any_of(roots.begin(), roots.end(), [&](const std::string& r) { return path_under(p, r); });
+}
+
+// Fills f for a config file that is new or changed; false when nothing in it matters.
+bool judge_config(const FileRecord& rec, const FileRecord* old, Finding& f) {
+  if (rec.kind == FileKind::Other || rec.too_big) {
+    f.details.push_back(rec.too_big ? "larger than the audit reads (1 MiB)" : "not a regular file");
+    f.act = Act::MoveAside;
+    return true;
+  }
+  f.before_text = old && !old->too_big && old->kind != FileKind::Other ? old->content : "";
+  sanitize_config(f.before_text, rec.content, &f.details);
+  const ParsedConfig parsed = parse_git_config(rec.content);
+  if (parsed.error_line && (!old || parse_git_config(f.before_text).error_line == 0))
+    f.details.push_back("git cannot read it past line " + std::to_string(parsed.error_line));
+  if (f.details.empty()) return false;
+  f.act = Act::Rewrite;
+  return true;
+}
+
+bool judge_pointer(const FileRecord& rec, const AuditContext& ctx, Finding& f) {
+  if (rec.target.empty() || under_any(rec.target, ctx.roots)) return false;  // audited there
+  f.details.push_back("points git at " + rec.target + ", outside the directories the sandbox could write");
+  f.act = Act::MoveAside;
+  return true;
+}
+
+bool hook_reachable(const std::string& path, const Snapshot& before, const Snapshot& after) {
+  const std::string dir = parent_of(path);
+  return after.own_hook_dirs.count(dir) || before.own_hook_dirs.count(dir) || before.configured_hook_dirs.count(dir);
+}
+
+}  // namespace
+
+std::vector<Finding> compare(const Snapshot& before, const Snapshot& after, const AuditContext& ctx) {
+  std::vector<Finding> out;
+  for (const auto& [path, rec] : after.files) {
+    auto it = before.files.find(path);
+    const FileRecord* old = it == before.files.end() ? nullptr : &it->second;
+    if (old && *old == rec) continue;
+    Finding f;
+    f.path = path;
+    f.repo = rec.repo;
+    f.role = rec.role;
+    f.aside = path + ".blaude-audit-" + ctx.stamp;
+    bool matters = false;
+    switch (rec.role) {
+      case Role::Config: matters = judge_config(rec, old, f); break;
+      case Role::Hook:
+        if (!hook_reachable(path, before, after)) continue;
+        f.details.push_back(old ? "changed hook" : "new hook");
+        f.act = Act::MoveAside;
+        matters = true;
+        break;
+      case Role::Pointer: matters = judge_pointer(rec, ctx, f); break;
+    }
+    if (!matters) continue;
+    if (!old && !before.complete) {
+      // Not seen at the start because that walk stopped early: it may be the user's own.
+      f.act = Act::None;
+      f.why_report_only = "the snapshot before the session did not reach it, so it may be yours";
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace blaude::audit

@@ -1,0 +1,45 @@
+// The audit's decision: compare the snapshot taken before the session with the one taken after
+// it, and say what to make inert and how. Pure.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "audit/git_config.hpp"
+#include "audit/snapshot.hpp"
+
+namespace blaude::audit {
+
+struct AuditContext {
+  std::vector<std::string> roots;  // the walked roots; a pointer leading outside them is suspect
+  std::string stamp;               // UTC, e.g. "20251201T101500Z", names the moved-aside copies
+};
+
+enum class Act {
+  None,       // report only
+  MoveAside,  // rename path to aside
+  Rewrite,    // rename path to aside, then write path without the new dangerous entries
+};
+
+struct Finding {
+  std::string path;
+  std::string repo;
+  Role role = Role::Config;
+  std::vector<std::string> details;  // one line each: what is new and why it matters
+  Act act = Act::None;
+  std::string aside;        // where the original goes (path + ".blaude-audit-" + stamp)
+  std::string before_text;  // Rewrite: the file's content before the session ("" if new)
+  std::string why_report_only;  // Act::None: why nothing was done
+};
+
+std::vector<Finding> compare(const Snapshot& before, const Snapshot& after, const AuditContext& ctx);
+
+// `after` without the dangerous entries `before` did not have (a multiset difference on
+// key and value: the user's own settings stay). Entries past a syntax error are dropped, as git
+// would not read them either. `removed` gets one line per entry dropped.
+std::string sanitize_config(std::string_view before, std::string_view after, std::vector<std::string>* removed);
+
+// One line for a config entry: `core.fsmonitor = "touch x"`.
+std::string describe_entry(const ConfigEntry& e);
+
+}  // namespace blaude::audit

@@ -1,0 +1,66 @@
+#include "audit/report.hpp"
+
+#include <cstdio>
+
+namespace blaude::audit {
+
+std::string sh_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+namespace {
+
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", s);
+  return buf;
+}
+
+void finding(std::string& out, const Finding& f, const Applied& a) {
+  out += "  " + f.path + "\n";
+  const auto& lines = !a.removed.empty() ? a.removed : f.details;
+  for (const auto& d : lines) out += "    found: " + d + "\n";
+  if (f.act == Act::None) {
+    out += "    left as it is: " + f.why_report_only + "; check it before you run git there\n";
+    return;
+  }
+  if (a.aside.empty()) {
+    out += "    NOT made inert: " + a.error + "; do not run git in " + f.repo + " before checking it\n";
+    return;
+  }
+  out += "    done: moved to " + a.aside;
+  if (a.rewritten) out += ", and wrote " + f.path + " again without what is listed";
+  out += "\n";
+  if (!a.error.empty()) out += "    but: " + a.error + "\n";
+  out += "    undo: mv -f " + sh_quote(a.aside) + " " + sh_quote(f.path) + "\n";
+}
+
+void incomplete(std::string& out, const char* when, const Snapshot& s) {
+  out += std::string("blaude: the audit's walk ") + when + " did not cover everything (" +
+         std::to_string(s.dirs) + " dirs in " + seconds(s.seconds) + "); not checked:\n";
+  for (const auto& p : s.not_reached) out += "  " + p + "\n";
+  out += "  hint: before running git there, look for new repositories: find DIR -name .git\n";
+}
+
+}  // namespace
+
+std::string report_text(const std::vector<Finding>& findings, const std::vector<Applied>& applied,
+                        const Snapshot& before, const Snapshot& after) {
+  std::string out;
+  if (!findings.empty()) {
+    out += "blaude: the session left " + std::to_string(findings.size()) +
+           (findings.size() == 1 ? " thing" : " things") + " in git repositories that git would run or follow on this machine:\n";
+    for (size_t i = 0; i < findings.size(); ++i)
+      finding(out, findings[i], i < applied.size() ? applied[i] : Applied{});
+  }
+  if (!before.complete) incomplete(out, "before the session", before);
+  if (!after.complete) incomplete(out, "after the session", after);
+  return out;
+}
+
+}  // namespace blaude::audit

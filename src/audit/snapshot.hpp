@@ -1,0 +1,52 @@
+// What the audit knows about the repositories under its roots at one moment: the files git
+// reads code-bearing configuration from, as values. Taken once before the sandbox starts and
+// once after it is gone (walk.hpp); compared by diff.hpp.
+#pragma once
+#include <cstddef>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace blaude::audit {
+
+enum class Role {
+  Config,   // a config file git reads: config, config.worktree, an included file
+  Hook,     // a file in a hooks dir (<commondir>/hooks, core.hooksPath)
+  Pointer,  // redirects git to a gitdir: a `.git` file or symlink, commondir
+};
+
+enum class FileKind { File, Symlink, Other };
+
+struct FileRecord {
+  Role role = Role::Config;
+  FileKind kind = FileKind::File;
+  std::string content;  // Config, Pointer: the text git reads (through a symlink, as git does)
+  std::string digest;   // Hook: sha256 (hex) of what git would run (through a symlink)
+  std::string link;     // kind == Symlink: the link's text
+  bool too_big = false; // content longer than kMaxContent (treated as unreadable)
+  std::string target;   // Pointer: the gitdir it leads to ("" when git would reject it)
+  std::string repo;     // the gitdir this belongs to, for the report
+  unsigned mode = 0;    // permission bits (a hook made executable is a change)
+  bool operator==(const FileRecord& o) const {
+    return role == o.role && kind == o.kind && content == o.content && digest == o.digest && link == o.link &&
+           too_big == o.too_big && target == o.target && mode == o.mode;
+  }
+};
+
+inline constexpr size_t kMaxContent = 1 << 20;
+
+struct Snapshot {
+  std::map<std::string, FileRecord> files;  // by absolute path
+  std::vector<std::string> repos;           // gitdirs found (for the log)
+  // Hooks dirs: a repo's own (<commondir>/hooks) and those core.hooksPath names (existing or
+  // not). A hook under a hooksPath dir only matters if that hooksPath was there before the
+  // session: a new hooksPath is itself removed, which leaves its hooks unreachable.
+  std::set<std::string> own_hook_dirs, configured_hook_dirs;
+  bool complete = true;                     // false: the walk ran out of time or depth
+  std::vector<std::string> not_reached;     // where it stopped (a few paths)
+  size_t dirs = 0;                          // directories read
+  double seconds = 0;                       // how long the walk took
+};
+
+}  // namespace blaude::audit

@@ -1,0 +1,375 @@
+#include "audit/walk.hpp"
+
+#include "common/sha256.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <limits.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <set>
+
+#include "audit/git_config.hpp"
+#include "audit/git_paths.hpp"
+#include "common/unique_fd.hpp"
+
+namespace blaude::audit {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using SharedFd = std::shared_ptr<UniqueFd>;
+
+struct Entry {
+  std::string name;
+  unsigned char type;
+};
+
+// All entries of an open dir (the fd stays open). DT_UNKNOWN is resolved with lstat.
+std::vector<Entry> list_dir(int fd) {
+  std::vector<Entry> out;
+  int dup_fd = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (dup_fd < 0) return out;
+  DIR* d = ::fdopendir(dup_fd);
+  if (!d) {
+    ::close(dup_fd);
+    return out;
+  }
+  while (dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n == "." || n == "..") continue;
+    unsigned char t = e->d_type;
+    if (t == DT_UNKNOWN) {
+      struct stat st;
+      if (::fstatat(fd, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      t = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN;
+    }
+    out.push_back({std::move(n), t});
+  }
+  ::closedir(d);
+  return out;
+}
+
+// Reads what git would read at `path` (following a symlink, as git does). O_NONBLOCK: a FIFO
+// planted as a config file must not hang the audit.
+struct Read {
+  FileKind kind = FileKind::File;
+  std::string link;
+  std::string content;
+  std::string digest;
+  bool too_big = false;
+  unsigned mode = 0;
+  bool exists = false;
+};
+
+constexpr off_t kMaxDigest = 16 << 20;
+
+Read read_file(int dirfd, const std::string& name, bool want_digest) {
+  Read r;
+  struct stat lst;
+  if (::fstatat(dirfd, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) != 0) return r;
+  r.exists = true;
+  if (S_ISLNK(lst.st_mode)) {
+    r.kind = FileKind::Symlink;
+    char buf[4096];
+    ssize_t n = ::readlinkat(dirfd, name.c_str(), buf, sizeof buf);
+    if (n > 0) r.link.assign(buf, size_t(n));
+  }
+  UniqueFd fd(::openat(dirfd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  struct stat st;
+  if (!fd || ::fstat(fd.get(), &st) != 0) return r;  // a dangling link: git reads nothing either
+  r.mode = st.st_mode & 07777;
+  if (!S_ISREG(st.st_mode)) {
+    r.kind = FileKind::Other;  // a FIFO, a device, a dir: nothing git should be handed
+    return r;
+  }
+  std::unique_ptr<Sha256> md(want_digest ? new Sha256 : nullptr);
+  if (md && st.st_size > kMaxDigest) {
+    // Not read: identified by what only a write can change (the kernel sets ctime).
+    r.digest = "large:" + std::to_string(st.st_size) + ":" + std::to_string(st.st_ino) + ":" +
+               std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec);
+    return r;
+  }
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (md) {
+      md->update(std::string_view(buf, size_t(n)));
+    } else if (r.content.size() + size_t(n) > kMaxContent) {
+      r.too_big = true;
+      break;
+    } else {
+      r.content.append(buf, size_t(n));
+    }
+  }
+  if (md) r.digest = md->hex();
+  return r;
+}
+
+UniqueFd open_dir(int at, const std::string& name, bool follow) {
+  return UniqueFd(::openat(at, name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW)));
+}
+
+class Walker {
+public:
+  explicit Walker(const WalkInput& in) : in_(in), start_(Clock::now()) {
+    deadline_ = start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(in.seconds));
+  }
+
+  Snapshot run() {
+    for (const auto& root : in_.roots) walk_root(root);
+    snap_.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+    return std::move(snap_);
+  }
+
+private:
+  struct Pending {
+    SharedFd parent;
+    std::string name;
+    std::string path;
+    int depth;
+  };
+
+  bool late() {
+    if (Clock::now() < deadline_) return false;
+    snap_.complete = false;
+    return true;
+  }
+
+  void stopped_at(const std::string& path) {
+    snap_.complete = false;
+    if (snap_.not_reached.size() < 20) snap_.not_reached.push_back(path);
+  }
+
+  void walk_root(const std::string& root) {
+    auto fd = std::make_shared<UniqueFd>(open_dir(AT_FDCWD, root, false));
+    if (!*fd) return stopped_at(root + " (cannot be opened)");
+    std::vector<Pending> stack;
+    visit(fd, root, 0, stack);
+    while (!stack.empty()) {
+      Pending p = std::move(stack.back());
+      stack.pop_back();
+      if (late()) {
+        stopped_at(p.path);
+        for (const auto& q : stack) stopped_at(q.path);
+        return;
+      }
+      auto dfd = std::make_shared<UniqueFd>(open_dir(p.parent->get(), p.name, false));
+      if (!*dfd) {
+        if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP) stopped_at(p.path + " (" + std::strerror(errno) + ")");
+        continue;
+      }
+      visit(dfd, p.path, p.depth, stack);
+    }
+  }
+
+  // One directory: its `.git`, whether it is itself a bare repository, then its subdirs.
+  void visit(const SharedFd& fd, const std::string& path, int depth, std::vector<Pending>& stack) {
+    ++snap_.dirs;
+    std::vector<Entry> entries = list_dir(fd->get());
+    bool head = false, objects = false, refs = false;
+    for (const auto& e : entries) {
+      head |= e.name == "HEAD" && e.type == DT_REG;
+      objects |= e.name == "objects" && e.type == DT_DIR;
+      refs |= e.name == "refs" && e.type == DT_DIR;
+    }
+    if (head && objects && refs) return gitdir_at(fd->get(), path, "");
+    for (auto& e : entries) {
+      const std::string child = path == "/" ? "/" + e.name : path + "/" + e.name;
+      if (e.name == ".git") {
+        dotgit(fd->get(), path, e.type);
+        if (e.type == DT_DIR) continue;
+      }
+      if (e.type != DT_DIR) continue;
+      if (depth + 1 > in_.max_depth) {
+        stopped_at(child + " (deeper than " + std::to_string(in_.max_depth) + " levels)");
+        continue;
+      }
+      stack.push_back({fd, e.name, child, depth + 1});
+    }
+  }
+
+  void dotgit(int dirfd, const std::string& worktree, unsigned char type) {
+    const std::string path = worktree + "/.git";
+    if (type == DT_DIR) {
+      UniqueFd g = open_dir(dirfd, ".git", false);
+      if (g) gitdir_at(g.get(), path, worktree);
+      return;
+    }
+    if (type != DT_REG && type != DT_LNK) return;
+    Read r = read_file(dirfd, ".git", false);
+    FileRecord rec;
+    rec.role = Role::Pointer;
+    rec.kind = r.kind;
+    rec.link = r.link;
+    rec.repo = path;
+    if (type == DT_LNK) {
+      rec.target = join_path(worktree, r.link);
+    } else {
+      rec.content = r.content.substr(0, 4096);
+      rec.target = gitfile_target(r.content, worktree).value_or("");
+    }
+    snap_.files.emplace(path, rec);
+    if (!rec.target.empty()) gitdir_path(rec.target, worktree);
+  }
+
+  void gitdir_path(const std::string& path, const std::string& worktree) {
+    UniqueFd g = open_dir(AT_FDCWD, path, true);
+    if (g) gitdir_at(g.get(), path, worktree);
+  }
+
+  void gitdir_at(int gfd, const std::string& gitdir, const std::string& worktree) {
+    if (!gitdirs_.insert(gitdir).second || late()) return;
+    snap_.repos.push_back(gitdir);
+    config_at(gfd, "config", gitdir + "/config", gitdir, worktree, 0);
+    config_at(gfd, "config.worktree", gitdir + "/config.worktree", gitdir, worktree, 0);
+    std::string common = gitdir;
+    Read cd = read_file(gfd, "commondir", false);
+    if (cd.exists) {
+      FileRecord rec;
+      rec.role = Role::Pointer;
+      rec.kind = cd.kind;
+      rec.link = cd.link;
+      rec.content = cd.content.substr(0, 4096);
+      rec.repo = gitdir;
+      rec.target = commondir_target(cd.content, gitdir);
+      snap_.files.emplace(gitdir + "/commondir", rec);
+      common = rec.target;
+      if (common != gitdir) gitdir_path(common, worktree);
+    }
+    hooks_dir(common + "/hooks", gitdir, true);
+    linked_worktrees(gfd, gitdir);
+    UniqueFd mods = open_dir(gfd, "modules", false);
+    if (mods) modules(mods.get(), gitdir + "/modules", 0);
+  }
+
+  // worktrees/<id>/: a linked work tree's own gitdir (config.worktree, commondir).
+  void linked_worktrees(int gfd, const std::string& gitdir) {
+    UniqueFd wt = open_dir(gfd, "worktrees", false);
+    if (!wt) return;
+    for (const auto& e : list_dir(wt.get())) {
+      if (e.type != DT_DIR) continue;
+      UniqueFd id = open_dir(wt.get(), e.name, false);
+      if (!id) continue;
+      Read back = read_file(id.get(), "gitdir", false);
+      std::string tree = back.exists ? parent_of(commondir_target(back.content, "/")) : "";
+      gitdir_at(id.get(), gitdir + "/worktrees/" + e.name, tree);
+    }
+  }
+
+  // modules/ holds submodule gitdirs, named by path (modules/a/b) and nested (modules/a/modules/c).
+  void modules(int fd, const std::string& path, int depth) {
+    for (const auto& e : list_dir(fd)) {
+      if (e.type != DT_DIR || late()) continue;
+      UniqueFd sub = open_dir(fd, e.name, false);
+      if (!sub) continue;
+      struct stat st;
+      if (::fstatat(sub.get(), "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        gitdir_at(sub.get(), path + "/" + e.name, "");
+      } else if (depth < 16) {
+        modules(sub.get(), path + "/" + e.name, depth + 1);
+      }
+    }
+  }
+
+  void config_at(int dirfd, const std::string& name, const std::string& path, const std::string& gitdir,
+                 const std::string& worktree, int depth) {
+    if (snap_.files.count(path)) return;
+    Read r = read_file(dirfd, name, false);
+    if (!r.exists) return;
+    FileRecord rec;
+    rec.role = Role::Config;
+    rec.kind = r.kind;
+    rec.link = r.link;
+    rec.content = std::move(r.content);
+    rec.too_big = r.too_big;
+    rec.mode = r.mode;
+    rec.repo = gitdir;
+    auto [it, fresh] = snap_.files.emplace(path, std::move(rec));
+    if (!fresh || it->second.too_big) return;
+    const ConfigRefs refs = config_refs(parse_git_config(it->second.content), path, worktree, gitdir, in_.home);
+    for (const auto& inc : refs.includes) {
+      if (depth >= 10) break;  // git's own include limit
+      config_at(AT_FDCWD, inc, inc, gitdir, worktree, depth + 1);
+    }
+    for (const auto& d : refs.hook_dirs) hooks_dir(d, gitdir, false);
+  }
+
+  // Every file git could run from a hooks dir; *.sample is git's inert template. A hooksPath
+  // may name any dir (/tmp, say): at most kMaxHooks entries are read from one.
+  // A hooks dir that is itself a symlink is a pointer: git follows it, so a link to a dir the
+  // sandbox could fill (/tmp) runs code; the link is what gets moved aside. Through a link that
+  // leads outside the audited roots no hook file is recorded: nothing there is the audit's to
+  // move (it would be the user's files, wherever the link was aimed).
+  void hooks_dir(const std::string& path, const std::string& gitdir, bool own) {
+    (own ? snap_.own_hook_dirs : snap_.configured_hook_dirs).insert(path);
+    if (!hookdirs_.insert(path).second) return;
+    if (hooks_link(path, gitdir)) return;
+    UniqueFd fd = open_dir(AT_FDCWD, path, true);
+    if (!fd) return;
+    constexpr size_t kMaxHooks = 1000;
+    auto entries = list_dir(fd.get());
+    if (entries.size() > kMaxHooks) {
+      stopped_at(path + " (a hooks dir with " + std::to_string(entries.size()) + " entries; read " +
+                 std::to_string(kMaxHooks) + ")");
+      entries.resize(kMaxHooks);
+    }
+    for (const auto& e : entries) {
+      if (e.type == DT_DIR || ends_with(e.name, ".sample")) continue;
+      const std::string p = path + "/" + e.name;
+      Read r = read_file(fd.get(), e.name, true);
+      if (!r.exists) continue;
+      FileRecord rec;
+      rec.role = Role::Hook;
+      rec.kind = r.kind;
+      rec.link = r.link;
+      rec.digest = r.digest;
+      rec.mode = r.mode;
+      rec.repo = gitdir;
+      snap_.files.emplace(p, std::move(rec));
+    }
+  }
+
+  // true when `path` is a symlink leading outside the roots (recorded as a pointer).
+  bool hooks_link(const std::string& path, const std::string& gitdir) {
+    UniqueFd parent(::open(parent_of(path).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!parent) return false;
+    const std::string name = path.substr(path.rfind('/') + 1);
+    struct stat st;
+    char link[4096];
+    if (::fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISLNK(st.st_mode)) return false;
+    ssize_t n = ::readlinkat(parent.get(), name.c_str(), link, sizeof link);
+    FileRecord rec;
+    rec.role = Role::Pointer;
+    rec.kind = FileKind::Symlink;
+    rec.link = n > 0 ? std::string(link, size_t(n)) : std::string();
+    rec.repo = gitdir;
+    char buf[PATH_MAX];
+    rec.target = ::realpath(path.c_str(), buf) ? std::string(buf) : join_path(parent_of(path), rec.link);
+    const bool inside = std::any_of(in_.roots.begin(), in_.roots.end(),
+                                    [&](const std::string& root) { return path_under(rec.target, root); });
+    snap_.files.emplace(path, std::move(rec));
+    return !inside;
+  }
+
+  const WalkInput& in_;
+  Clock::time_point start_, deadline_;
+  Snapshot snap_;
+  std::set<std::string> gitdirs_, hookdirs_;
+};
+
+}  // namespace
+
+Snapshot take_snapshot(const WalkInput& in) { return Walker(in).run(); }
+
+}  // namespace blaude::audit

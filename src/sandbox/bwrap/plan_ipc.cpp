@@ -1,0 +1,149 @@
+// Host IPC in the mount table (issue 11 class 3) and blaude's own config: the seed's /tmp
+// socket names whatever their kind, the user's tmux socket dir (made on the host when missing,
+// so that the sandbox cannot squat it), --git's gpg binds, the read-only ~/.config/blaude, and
+// the confinement blaude applies before bwrap (keyring, Landlock, its own overlays).
+#include <algorithm>
+
+#include "common/paths.hpp"
+#include "sandbox/bwrap/confine.hpp"
+#include "sandbox/bwrap/gpg.hpp"
+#include "sandbox/bwrap/plan.hpp"
+#include "sandbox/bwrap/plan_builder.hpp"
+#include "sandbox/bwrap/probe_ipc.hpp"
+
+namespace blaude::sandbox::bwrap::detail {
+
+namespace {
+
+bool visible(const Builder& b, const std::string& path) { return !sandbox_source(b.p.argv, path).empty(); }
+
+// The dir is shadowed with an empty tmpfs; when missing it is created 0700 on the host first
+// (tmux would create it the same way), so the sandbox can never put a server there.
+void shadow_tmux_dir(Builder& b) {
+  const std::string& d = b.f.ipc.tmux_dir;
+  if (d.empty() || std::find(b.f.tmp_socket_dirs.begin(), b.f.tmp_socket_dirs.end(), d) != b.f.tmp_socket_dirs.end())
+    return;  // already shadowed with the seed's names
+  const PathFact& pf = b.f.at(d);
+  if (pf.lkind == Kind::Symlink || pf.lkind == Kind::File || pf.lkind == Kind::Socket || pf.lkind == Kind::Other) {
+    b.p.warnings.push_back(d + " (tmux's socket dir) is not a directory; it is not shadowed");
+    return;
+  }
+  if (b.f.at(dirname_of(d)).kind != Kind::Dir || !visible(b, dirname_of(d))) return;
+  if (pf.lkind == Kind::Missing)
+    b.p.preparations.push_back({HostPrep::Kind::MakeDir, d, 0700, "", false,
+                                "tmux's socket dir, so that the sandbox cannot start a server there"});
+  b.tmpfs(d);
+}
+
+}  // namespace
+
+void add_tmp_ipc(Builder& b) {
+  if (b.req.clear_tmp || b.req.allow_protected_writes) return;
+  // Only names that exist: a --tmpfs on a missing path under the host /tmp would create it.
+  // (--ssh's own agent dir is bound instead, later: no shadow for that bind to hide.)
+  for (const auto& d : b.f.tmp_socket_dirs)
+    if (!(b.req.ssh && d == b.f.ssh_agent_dir)) b.tmpfs(d);
+  // A bare socket (dbus-launch's /tmp/dbus-XXXX) or file: /dev/null over it refuses connect(),
+  // and a mount point cannot be unlinked or renamed from inside.
+  for (const auto& f : b.f.tmp_socket_files) b.ro("/dev/null", f);
+  if (is_under(b.f.ipc.tmux_dir, "/tmp")) shadow_tmux_dir(b);
+}
+
+void add_ipc_late(Builder& b) {
+  // TMUX_TMPDIR elsewhere (the workspace, a -m DIR:rw): after the mounts that show it.
+  if (!b.req.allow_protected_writes && !is_under(b.f.ipc.tmux_dir, "/tmp")) shadow_tmux_dir(b);
+  // blaude's own config (the user policy, the trust ledger) is read-only in every mode: a
+  // planted user policy would be applied by the next session without a prompt. A guard of the
+  // protect layout (protect.cpp): read-only at every alias through which it is writable (a
+  // host-writable ~/.config, -m DIR:rw, a write grant, the workspace), pinned above; a missing
+  // one is made empty there and kept empty. Nothing where no alias shows it (an overlay).
+  const PathFact& pf = b.f.at(b.f.ipc.config_dir);
+  const std::string host = config_dir_host(b.f);
+  if (host.empty()) return;
+  const char* why = "blaude's own config (a planted user policy would apply without a prompt)";
+  if (pf.lkind == Kind::Missing) {
+    b.always_guards.push_back({host, Guard::EmptyDir, why});
+  } else if (pf.lkind == Kind::Dir) {
+    b.always_guards.push_back({host, Guard::ReadOnly, why});
+  } else {
+    throw PlanError(b.f.ipc.config_dir + " is not a directory",
+                    "blaude keeps its user policy and trust ledger there; move it away.");
+  }
+}
+
+// --git: what signing needs and nothing more: the agent's restricted socket where gpg inside
+// looks for the agent, and the public keyring. Not the ssh socket, not private-keys-v1.d.
+void add_gpg(Builder& b) {
+  if (!b.f.ipc.gpg_problem.empty()) {
+    b.p.warnings.push_back("--git: no gpg signing in the sandbox: " + b.f.ipc.gpg_problem);
+    return;
+  }
+  const GpgBinds g = gpg_binds(b.f.ipc.gpg_dirs);
+  if (!g.problem.empty() || b.f.at(g.agent_source).kind != Kind::Socket) {
+    b.p.warnings.push_back("--git: no gpg signing in the sandbox: " +
+                           (g.problem.empty() ? g.agent_source + " is not a socket (is gpg-agent running?)" : g.problem));
+    return;
+  }
+  // gpg ignores a socket dir that is not 0700 and owned by the user, and then looks elsewhere.
+  for (const auto& d : {g.socket_dir, g.homedir})
+    if (!d.empty() && !visible(b, d)) b.add({"--perms", "0700", "--dir", d});
+  b.add({"--bind", g.agent_source, g.agent_dest});
+  // Inside, /run/user/UID always exists (a tmpfs), so gpg looks for the agent there even where
+  // the host has no /run/user/UID and keeps it in the home dir: bind it there too.
+  const std::string run = "/run/user/" + std::to_string(sandbox_uid(b.f)) + "/gnupg";
+  if (!is_under(g.agent_dest, run)) {
+    if (g.homedir == b.home(".gnupg")) {
+      b.add({"--perms", "0700", "--dir", run, "--bind", g.agent_source, run + "/S.gpg-agent"});
+    } else {
+      b.p.warnings.push_back("--git: gpg inside may not find the agent (GNUPGHOME is not ~/.gnupg and the host has no " +
+                             run + ")");
+    }
+  }
+  for (const auto& f : g.public_files)
+    if (b.is_file(f)) b.ro(f, f);
+}
+
+// Where blaude cannot make ~/.config write-discarding (bwrap < 0.9 and no unprivileged
+// overlayfs for blaude either), what in it runs code at login or at an app's start is read-only.
+// Login-time dirs are pinned even when missing (an empty read-only dir); app dirs when present.
+// Guards of the protect layout (protect.cpp), so they hold at every alias of ~/.config.
+void add_config_fallback_pins(Builder& b, const std::string& cfg) {
+  const std::string host = dot_config_host(b.f);
+  if (host.empty()) return;
+  std::string pinned;
+  auto pin = [&](const std::string& rel, bool create) {
+    const PathFact& pf = b.f.at(cfg + "/" + rel);
+    const std::string why = "~/.config/" + rel + " runs code on the host (bwrap < 0.9: ~/.config is host-writable)";
+    if (pf.lkind == Kind::Dir) {
+      b.guards.push_back({host + "/" + rel, Guard::ReadOnly, why});
+    } else if (pf.lkind == Kind::Missing && create) {
+      b.guards.push_back({host + "/" + rel, Guard::EmptyDir, why});
+    } else {
+      return;
+    }
+    pinned += (pinned.empty() ? "" : ", ") + rel;
+  };
+  for (const auto& r : kConfigLoginDirs) pin(r, true);
+  for (const auto& r : kConfigAppDirs) pin(r, false);
+  b.config_pins = pinned;
+}
+
+void add_confinement(Builder& b) {
+  Confinement& c = b.p.confine;
+  c.uid = b.f.uid;
+  c.gid = b.f.gid;
+  c.fresh_keyring = true;
+  if (b.f.ipc.bwrap_setuid) {
+    b.p.warnings.push_back(b.f.bwrap + " is setuid: blaude cannot scope its abstract unix sockets (" +
+                           "the X server's, an abstract D-Bus) away from the host; --no-network does");
+  } else if (b.f.ipc.landlock_abi >= 6) {
+    c.landlock_scopes = kScopeAbstractUnixSocket | kScopeSignal;
+  } else if (!b.req.no_network) {
+    b.p.warnings.push_back("this kernel's Landlock (ABI " + std::to_string(b.f.ipc.landlock_abi) +
+                           ", scoping needs 6: Linux 6.12+) cannot keep the sandbox from the host's abstract unix "
+                           "sockets: the X server's @/tmp/.X11-unix/X*, an abstract D-Bus bus. --no-network "
+                           "closes them");
+  }
+}
+
+}  // namespace blaude::sandbox::bwrap::detail

@@ -1,0 +1,117 @@
+#include "sandbox/bwrap/probe_ipc.hpp"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "common/paths.hpp"
+#include "common/subprocess.hpp"
+#include "sandbox/bwrap/confine.hpp"
+#include "sandbox/bwrap/gpg.hpp"
+#include "sandbox/bwrap/scan.hpp"
+
+namespace blaude::sandbox::bwrap {
+
+const std::vector<std::string> kConfigLoginDirs = {"autostart", "systemd", "environment.d", "plasma-workspace"};
+const std::vector<std::string> kConfigAppDirs = {
+    "nvim", "vim", "emacs", "doom", "fish", "bash", "zsh", "direnv", "Code/User", "Code - OSS/User",
+    "VSCodium/User", "Cursor/User", "kitty", "alacritty", "wezterm", "foot", "tmux", "i3", "sway", "hypr",
+    "openbox", "labwc", "lxsession", "xfce4/autostart", "fontconfig"};
+
+bool is_tmp_ipc_name(const std::string& n) {
+  return n == ".X11-unix" || n == ".ICE-unix" || n == ".XIM-unix" || n == ".font-unix" || n.rfind("tmux-", 0) == 0 ||
+         n.rfind("ssh-", 0) == 0 || n.rfind("dbus-", 0) == 0;
+}
+
+namespace {
+
+void scan_tmp(HostFacts& f) {
+  DIR* d = ::opendir("/tmp");
+  if (!d) return;
+  while (dirent* e = ::readdir(d)) {
+    const std::string n = e->d_name;
+    struct stat st;
+    if (!is_tmp_ipc_name(n) || ::lstat(("/tmp/" + n).c_str(), &st) != 0) continue;
+    // A symlink is left alone: a mount on it would land on whatever it names.
+    if (S_ISDIR(st.st_mode)) f.tmp_socket_dirs.push_back("/tmp/" + n);
+    else if (!S_ISLNK(st.st_mode)) f.tmp_socket_files.push_back("/tmp/" + n);
+  }
+  ::closedir(d);
+  std::sort(f.tmp_socket_dirs.begin(), f.tmp_socket_dirs.end());
+  std::sort(f.tmp_socket_files.begin(), f.tmp_socket_files.end());
+}
+
+void probe_gpg(HostFacts& f) {
+  std::vector<std::string> env;
+  for (const char* k : {"HOME", "GNUPGHOME", "PATH", "XDG_RUNTIME_DIR"})
+    if (!f.env_or(k).empty()) env.push_back(std::string(k) + "=" + f.env_or(k));
+  RunOptions o;
+  o.timeout_ms = 2000;
+  o.env = env;
+  RunResult r = run_capture({"gpgconf", "--list-dirs"}, o);
+  if (r.status != 0) {
+    f.ipc.gpg_problem = r.timed_out ? "gpgconf --list-dirs timed out" : "gpgconf --list-dirs failed (is gnupg installed?)";
+    return;
+  }
+  f.ipc.gpg_dirs = parse_gpgconf_dirs(r.output);
+  const GpgBinds b = gpg_binds(f.ipc.gpg_dirs);
+  for (const auto& p : {b.agent_source, b.agent_dest, b.socket_dir, b.homedir})
+    if (!p.empty()) f.paths.emplace(p, probe_path(p));
+  for (const auto& p : b.public_files) f.paths.emplace(p, probe_path(p));
+}
+
+}  // namespace
+
+std::string config_dir_host(const HostFacts& f) {
+  if (f.ipc.config_dir.empty()) return {};
+  const PathFact& c = f.at(f.ipc.config_dir);
+  if (c.lkind != Kind::Missing) return c.real;
+  const PathFact& parent = f.at(dirname_of(f.ipc.config_dir));
+  return parent.kind == Kind::Dir && !parent.real.empty() ? parent.real + "/blaude" : std::string();
+}
+
+std::string dot_config_host(const HostFacts& f) {
+  const PathFact& c = f.at(f.home + "/.config");
+  return c.kind == Kind::Dir ? c.real : std::string();
+}
+
+void identify_ipc_guards(HostFacts& f) {
+  if (std::string c = config_dir_host(f); !c.empty()) identify(f.ws.ids, c);
+  if (f.overlay || f.ipc.own_overlay) return;
+  if (std::string cfg = dot_config_host(f); !cfg.empty())
+    for (const auto* list : {&kConfigLoginDirs, &kConfigAppDirs})
+      for (const auto& r : *list) identify(f.ws.ids, cfg + "/" + r);
+}
+
+void probe_ipc(HostFacts& f, const SandboxRequest& req) {
+  f.ipc.landlock_abi = landlock_abi();
+  struct stat st;
+  f.ipc.bwrap_setuid = !f.bwrap.empty() && ::stat(f.bwrap.c_str(), &st) == 0 && (st.st_mode & S_ISUID);
+  // Only where bwrap has no overlays, and not for setuid bwrap (it would run unprivileged in
+  // blaude's namespace).
+  // BLAUDE_OWN_OVERLAY=off: as where unprivileged overlayfs is refused (the pins' test).
+  if (!f.bwrap.empty() && !f.overlay && !f.ipc.bwrap_setuid && !req.allow_protected_writes) {
+    if (f.env_or("BLAUDE_OWN_OVERLAY") == "off")
+      f.ipc.own_overlay_why = "BLAUDE_OWN_OVERLAY=off";
+    else
+      f.ipc.own_overlay = own_overlay_works(&f.ipc.own_overlay_why);
+  }
+  std::string tt = f.env_or("TMUX_TMPDIR");
+  tt = tt.empty() || tt[0] != '/' ? "/tmp" : normalize(tt);
+  f.ipc.tmux_dir = tt + "/tmux-" + std::to_string(f.uid);
+  f.paths.emplace(f.ipc.tmux_dir, probe_path(f.ipc.tmux_dir));
+  f.paths.emplace(tt, probe_path(tt));
+  std::string xdg = f.env_or("XDG_CONFIG_HOME");
+  f.ipc.config_dir = (xdg.empty() || xdg[0] != '/' ? f.home + "/.config" : normalize(xdg)) + "/blaude";
+  f.paths.emplace(f.ipc.config_dir, probe_path(f.ipc.config_dir));
+  f.paths.emplace(dirname_of(f.ipc.config_dir), probe_path(dirname_of(f.ipc.config_dir)));
+  if (!f.overlay && !f.ipc.own_overlay)
+    for (const auto* list : {&kConfigLoginDirs, &kConfigAppDirs})
+      for (const auto& r : *list) f.paths.emplace(f.home + "/.config/" + r, probe_path(f.home + "/.config/" + r));
+  f.paths.emplace(f.home + "/.config", probe_path(f.home + "/.config"));
+  scan_tmp(f);
+  if (req.git) probe_gpg(f);
+}
+
+}  // namespace blaude::sandbox::bwrap

@@ -1,0 +1,31 @@
+// The probe's host-IPC part: Landlock's ABI, whether bwrap is setuid, whether blaude can make
+// its own overlays (only asked when bwrap cannot), the user's tmux socket dir, blaude's own
+// config dir, the seed's /tmp socket names whatever their kind, and gpgconf's dirs under --git.
+#pragma once
+#include "sandbox/bwrap/host_facts.hpp"
+
+namespace blaude::sandbox::bwrap {
+
+// Fills f.ipc, f.tmp_socket_dirs, f.tmp_socket_files and the PathFacts the planner asks about
+// for them (gpg's sockets and files, the tmux and config dirs).
+void probe_ipc(HostFacts& f, const SandboxRequest& req);
+
+// ~/.config entries that run code at login / when an app starts, pinned read-only when
+// ~/.config has to stay host-writable (no overlay at all). git and blaude are handled apart.
+extern const std::vector<std::string> kConfigLoginDirs;  // pinned even when missing
+extern const std::vector<std::string> kConfigAppDirs;    // pinned when present
+
+// Where blaude's own config dir is on the host, canonical ("" when neither it nor its parent
+// exists as a dir): what the planner guards. Pure over f.paths.
+std::string config_dir_host(const HostFacts& f);
+// The canonical ~/.config ("" when it is no dir). Pure over f.paths.
+std::string dot_config_host(const HostFacts& f);
+
+// After the workspace scan: the identities (f.ws.ids) the protect layout checks blaude's own
+// config dir and the ~/.config fallback pins against.
+void identify_ipc_guards(HostFacts& f);
+
+// The seed's list of /tmp IPC names (dirs, sockets or files alike).
+bool is_tmp_ipc_name(const std::string& name);
+
+}  // namespace blaude::sandbox::bwrap

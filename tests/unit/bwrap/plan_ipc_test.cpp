@@ -1,0 +1,100 @@
+// The planner's host-IPC and own-config parts over a fake host: blaude's config dir and the
+// ~/.config fallback pins are guards of the protect layout (mounted at every alias that shows
+// them, by identity), also under --allow-protected-writes for the config dir.
+#include <string>
+
+#include "catch.hpp"
+#include "fake_host.hpp"
+#include "sandbox/bwrap/plan.hpp"
+#include "sandbox/bwrap/probe_ipc.hpp"
+#include "sandbox/bwrap/scan.hpp"
+
+using namespace blaude;
+using namespace blaude::sandbox;
+using namespace blaude::sandbox::bwrap;
+using namespace blaude::testing;
+
+namespace {
+
+const std::string kCfg = "/home/u/.config";
+
+// bwrap 0.8 and no overlay of blaude's own either: ~/.config is a plain writable bind.
+HostFacts old_bwrap_host(Kind blaude_dir) {
+  HostFacts f = typical_host();
+  f.overlay = false;
+  f.ipc.own_overlay = false;
+  f.inner_mounts = true;
+  put(f, kCfg, Kind::Dir);
+  put(f, kCfg + "/nvim", Kind::Dir);
+  put(f, kCfg + "/autostart", Kind::Missing);
+  f.ipc.config_dir = kCfg + "/blaude";
+  put(f, f.ipc.config_dir, blaude_dir);
+  // The probe's identities (lstat would give the type; fake ones here, fixed per path).
+  for (const std::string& p : {kCfg + "/blaude", kCfg + "/nvim", kCfg + "/autostart", std::string("/home/u/proj")})
+    identify(f.ws.ids, p);
+  for (auto& [p, id] : f.ws.ids) id = Identity{1, std::hash<std::string>{}(p), 0040000};
+  return f;
+}
+
+const InnerMount* mount_at(const LaunchPlan& p, const std::string& path) {
+  for (const auto& m : p.inner_mounts)
+    if (m.path == path) return &m;
+  return nullptr;
+}
+
+LaunchPlan plan_of(const HostFacts& f, SandboxRequest req = {}) {
+  PlanInputs in;
+  in.env = {{"HOME", "/home/u"}, {"PATH", "/usr/bin"}};
+  return plan(req, f, in);
+}
+
+}  // namespace
+
+TEST_CASE("blaude's config dir and the login/app dirs of a host-writable ~/.config are guards", "[sandbox][escapes]") {
+  const auto p = plan_of(old_bwrap_host(Kind::Dir));
+  REQUIRE(mount_at(p, kCfg + "/blaude"));
+  CHECK(mount_at(p, kCfg + "/blaude")->kind == InnerKind::ReadOnly);
+  REQUIRE(mount_at(p, kCfg + "/nvim"));
+  CHECK(mount_at(p, kCfg + "/nvim")->kind == InnerKind::ReadOnly);
+  REQUIRE(mount_at(p, kCfg + "/autostart"));  // missing: made empty and kept empty
+  CHECK(mount_at(p, kCfg + "/autostart")->kind == InnerKind::EmptyDir);
+  CHECK(has(p.argv, {"--file", "@fd:protect-gate", "/run/blaude/gate"}));
+  // Not a second path of bwrap options beside the layout.
+  CHECK_FALSE(has(p.argv, {"--ro-bind", kCfg + "/blaude", kCfg + "/blaude"}));
+}
+
+TEST_CASE("a missing config dir is an empty read-only dir, made by the helper, no host prep", "[sandbox][escapes]") {
+  const auto p = plan_of(old_bwrap_host(Kind::Missing));
+  REQUIRE(mount_at(p, kCfg + "/blaude"));
+  CHECK(mount_at(p, kCfg + "/blaude")->kind == InnerKind::EmptyDir);
+  for (const auto& h : p.preparations) CHECK(h.path != kCfg + "/blaude");
+}
+
+TEST_CASE("blaude's config dir stays read-only with --allow-protected-writes; the app pins do not", "[sandbox][escapes]") {
+  SandboxRequest r;
+  r.allow_protected_writes = true;
+  const auto p = plan_of(old_bwrap_host(Kind::Dir), r);
+  REQUIRE(mount_at(p, kCfg + "/blaude"));
+  CHECK(mount_at(p, kCfg + "/blaude")->kind == InnerKind::ReadOnly);
+  CHECK_FALSE(mount_at(p, kCfg + "/nvim"));
+  // No workspace pins either: the protections are off.
+  for (const auto& m : p.inner_mounts) CHECK(m.path.rfind("/workspaces", 0) != 0);
+}
+
+TEST_CASE("where the helper cannot run the same guards are bwrap options", "[sandbox][escapes]") {
+  auto f = old_bwrap_host(Kind::Dir);
+  f.inner_mounts = false;
+  const auto p = plan_of(f);
+  CHECK(p.inner_mounts.empty());
+  CHECK(has(p.argv, {"--ro-bind", kCfg + "/blaude", kCfg + "/blaude"}));
+  CHECK(has(p.argv, {"--tmpfs", kCfg + "/autostart", "--remount-ro", kCfg + "/autostart"}));
+}
+
+TEST_CASE("with overlays nothing of ~/.config is guarded: writes are discarded", "[sandbox][escapes]") {
+  auto f = old_bwrap_host(Kind::Dir);
+  f.overlay = true;
+  const auto p = plan_of(f);
+  CHECK_FALSE(mount_at(p, kCfg + "/blaude"));
+  CHECK_FALSE(mount_at(p, kCfg + "/nvim"));
+  CHECK(has(p.argv, {"--overlay-src", kCfg, "--tmp-overlay", kCfg}));
+}
