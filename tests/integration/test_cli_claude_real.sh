@@ -123,6 +123,10 @@ rm -rf "$T_DIR/home2/.claude" "$T_DIR/home2/.claude.json"
 # start_session NAME HOME PROJ CMD...: runs CMD as the user in its own tmux session; the exit
 # status lands in $T_DIR/NAME.rc.
 # RUN_UID (default 65534) picks the user.
+# A session that lives for the whole test keeps the tmux server up: killing the last session
+# makes the server exit, and a new-session sent right then can reach the exiting server ("server
+# exited unexpectedly", seen in loaded full runs).
+tm -f /dev/null new-session -d -s keep 'exec sleep 86400'
 start_session() {
   local name=$1 home=$2 proj=$3 uid=${RUN_UID:-65534}; shift 3
   tm -f /dev/null new-session -d -s "$name" -x 100 -y 30 \
