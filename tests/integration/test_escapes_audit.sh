@@ -49,6 +49,8 @@ plant_sub='
   printf "[submodule \"sub\"]\n\tpath = sub\n\turl = ./sub\n" >.gitmodules &&
   git init -q node_modules/a/b/c/d/e/f/g/h/deep &&
   git -C node_modules/a/b/c/d/e/f/g/h/deep config core.fsmonitor "touch $HOME/marks/deep; false" &&
+  git init -q nul &&
+  printf "[core \"fsmonitor\\000\"]\n\tx = touch $HOME/marks/nul; false\n" >>nul/.git/config &&
   git -C sub config core.fsmonitor "touch $HOME/marks/sub; false"'
 plant_root='
   git init -q . && git config core.fsmonitor "touch $HOME/marks/root; false"'
@@ -69,9 +71,12 @@ for bw in /usr/bin "$NEW"; do
     hostgit "$WS" status >/dev/null 2>&1 || true
     hostgit "$WS/sub" status >/dev/null 2>&1 || true
     hostgit "$WS/node_modules/a/b/c/d/e/f/g/h/deep" status >/dev/null 2>&1 || true
+    hostgit "$WS/nul" status >/dev/null 2>&1 || true
     if [ $mode = attack ]; then
       check "$label: the host's git status runs nothing from the new repo" not ran sub
       check "$label: nor from a new repo 9 levels down in node_modules" not ran deep
+      # git reads a key's name as a C string: [core "fsmonitor<NUL>"] x = CMD is core.fsmonitor.
+      check "$label: nor from a key hidden behind a NUL in a subsection" not ran nul
       check "$label: the report names what it made inert" grep -q "sub/.git/config" "$T_DIR/sb.err"
       check "$label: the report says how to undo it" grep -q "undo: mv -f" "$T_DIR/sb.err"
       # Control of the control: the printed undo line brings the fsmonitor back.
@@ -83,6 +88,7 @@ for bw in /usr/bin "$NEW"; do
     else
       check "$label control: without the audit the host's git runs the new repo's fsmonitor" ran sub
       check "$label control: and the deep one's" ran deep
+      check "$label control: and the NUL-subsection one's (git reads it as core.fsmonitor)" ran nul
     fi
     # Case 2: the workspace is a subdirectory of a larger repo and becomes a repo itself.
     OUTER="$T_DIR/outer"
