@@ -209,12 +209,17 @@ KeyParts split_key(std::string_view key) {
 
 namespace {
 
+// An entry the writer can put back exactly: git reads section and name lowercased, so an
+// upper-case letter there can only come from a name git cut at a NUL inside a quoted
+// subsection ([url "eX<NUL>..."] k reads as url.eX); written as [url] eX it would read back as
+// url.ex, another key. Such an entry is dropped, as any other that cannot be written.
 bool writable(const KeyParts& k) {
   if (k.section.empty() || k.name.empty() || !git_alpha(static_cast<unsigned char>(k.name[0]))) return false;
+  auto canonical = [](char c) { return key_char(static_cast<unsigned char>(c)) && !(c >= 'A' && c <= 'Z'); };
   for (char c : k.section)
-    if (!key_char(static_cast<unsigned char>(c))) return false;
+    if (!canonical(c)) return false;
   for (char c : k.name)
-    if (!key_char(static_cast<unsigned char>(c))) return false;
+    if (!canonical(c)) return false;
   for (char c : k.subsection)
     if (c == '\n' || c == '\0') return false;
   return true;

@@ -127,6 +127,21 @@ TEST_CASE("audit: written config reads back to the same entries", "[audit]") {
   CHECK(dropped == 1);
 }
 
+TEST_CASE("audit: a name git cut at a NUL in a subsection is dropped, not written as another key", "[audit]") {
+  // git reads [url "eX<NUL>:sh"] k as url.eX (the name is a C string). Written as [url] eX it
+  // would read back as url.ex: a different key. fuzz_audit_git_config found it.
+  const std::string in("[url \"eX\0:sh\"]\n\tinsteadOf = x\n[core]\n\tbare = false\n", 51);
+  auto a = parse_git_config(in);
+  REQUIRE(a.error_line == 0);
+  REQUIRE(a.entries.size() == 2);
+  CHECK(a.entries[0].key == "url.eX");
+  int dropped = 0;
+  auto b = parse_git_config(write_git_config(a.entries, &dropped));
+  CHECK(dropped == 1);
+  REQUIRE(b.entries.size() == 1);
+  CHECK(b.entries[0].key == "core.bare");
+}
+
 TEST_CASE("audit: the parser reads what the real git reads", "[audit][git]") {
   REQUIRE(system("git --version >/dev/null 2>&1") == 0);
   const char* cases[] = {
