@@ -113,7 +113,9 @@ tm kill-server >/dev/null 2>&1 || true
 
 # --- the default PREFIX: ~/.local for a user, /usr/local for root ----------------------------
 mkdir -p "$T_DIR/uhome" && chown 65534:65534 "$T_DIR/uhome"
-as_nobody env -i HOME="$T_DIR/uhome" PATH=/usr/bin:/bin make --no-print-directory -n -C "$BLAUDE_SRC" \
+# (the Makefile from a copy the user can read: a checkout may sit under a 0700 dir, as CI's does)
+mkdir -p "$T_DIR/mk" && cp "$BLAUDE_SRC/Makefile" "$T_DIR/mk/" && chmod -R a+rX "$T_DIR/mk"
+as_nobody env -i HOME="$T_DIR/uhome" PATH=/usr/bin:/bin make --no-print-directory -n -C "$T_DIR/mk" \
   BUILD="$BLAUDE_BUILD" install >"$T_DIR/user.n" 2>&1 || true
 check "a user's make install goes to ~/.local" grep -qF -- "--prefix \"$T_DIR/uhome/.local\"" "$T_DIR/user.n"
 mk -n install >"$T_DIR/root.n" 2>&1 || true
