@@ -58,7 +58,8 @@ run_signal() {
   local name=$1 sig=$2 target=$3
   k=$((k+1))
   tm_run "sh -c '$ON; echo READY-c$k; exec sleep 60'; echo END-c$k"
-  tm_wait "READY-c$k" 10 >/dev/null
+  # (anchored: the typed command line holds the word too)
+  tm_wait "^READY-c$k" 10 >/dev/null
   local p; p=$(pgrep -P "$(tm_pane_pid)" | head -n1)
   kill -"$sig" "$p"
   # (bash does not go on with the command line after a job died of SIGINT: wait for the pid)
@@ -67,10 +68,11 @@ run_signal() {
   check "control ($name to the child, no blaude): the pane is left changed" test "$(flags)" != "$BEFORE"
   put_back
   tm_run "$B sh -c '$ON; echo READY-$k; exec sleep 60'; echo END-$k"
-  tm_wait "READY-$k" 10 >/dev/null
+  tm_wait "^READY-$k" 10 >/dev/null
   local bp="" wd=""
   wait_until eval 'bp=$(blaude_pid); [ -n "$bp" ]' || true
-  wd=$(watchdog_of "$bp")
+  # (blaude forks its watchdog while the child starts: it may come after the child's first line)
+  wait_until eval 'wd=$(watchdog_of "$bp"); [ -n "$wd" ]' || fail "$name: blaude has no watchdog"
   if [ "$sig" = KILL ]; then
     # It must hold only what it needs: /dev/null as stdio, its pipe, and the terminal. A stray
     # copy of another pipe's write end would keep another watchdog (a paused recorder's)
