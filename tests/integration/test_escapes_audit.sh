@@ -7,13 +7,6 @@
 # --allow-protected-writes (no audit) lets the host's git run the planted command; and each undo
 # line of the report puts the planted file back, after which the host's git runs it again.
 . "$(dirname "$0")/lib.sh"
-# Until lib.sh has them (the rtests branch adds them): a missing prerequisite fails.
-type missing >/dev/null 2>&1 || missing() { echo "FAIL: prerequisite missing: $*"; exit 1; }
-type as_nobody >/dev/null 2>&1 || as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
-type need_sandbox >/dev/null 2>&1 || need_sandbox() {
-  command -v bwrap >/dev/null || missing "bwrap is not installed"
-  as_nobody bwrap --unshare-user --ro-bind / / true || missing "bwrap cannot create a user namespace as uid 65534"
-}
 
 need_sandbox
 NEW=$("$BLAUDE_SRC/scripts/get-bwrap-overlay.sh" 2>"$T_DIR/get.err") || missing "the overlay bwrap: $(cat "$T_DIR/get.err")"

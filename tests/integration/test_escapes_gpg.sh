@@ -5,13 +5,6 @@
 # socket (ssh-agent access without --ssh), the private keys and a secret-key export are out of
 # reach. Controls: on the host the same agent has the ssh socket, the private keys and exports.
 . "$(dirname "$0")/lib.sh"
-# Until lib.sh has them (the rtests branch adds them): a missing prerequisite fails.
-type missing >/dev/null 2>&1 || missing() { echo "FAIL: prerequisite missing: $*"; exit 1; }
-type as_nobody >/dev/null 2>&1 || as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
-type need_sandbox >/dev/null 2>&1 || need_sandbox() {
-  command -v bwrap >/dev/null || missing "bwrap is not installed"
-  as_nobody bwrap --unshare-user --ro-bind / / true || missing "bwrap cannot create a user namespace as uid 65534"
-}
 
 need_sandbox
 for t in gpg gpgconf gpg-agent git python3; do command -v $t >/dev/null || missing "$t"; done

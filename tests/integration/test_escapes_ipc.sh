@@ -8,13 +8,6 @@
 # - the user's tmux socket dir cannot be squatted (control: --allow-protected-writes);
 # - a key in the user's session keyring is unreadable (control: the same bwrap without blaude).
 . "$(dirname "$0")/lib.sh"
-# Until lib.sh has them (the rtests branch adds them): a missing prerequisite fails.
-type missing >/dev/null 2>&1 || missing() { echo "FAIL: prerequisite missing: $*"; exit 1; }
-type as_nobody >/dev/null 2>&1 || as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
-type need_sandbox >/dev/null 2>&1 || need_sandbox() {
-  command -v bwrap >/dev/null || missing "bwrap is not installed"
-  as_nobody bwrap --unshare-user --ro-bind / / true || missing "bwrap cannot create a user namespace as uid 65534"
-}
 
 need_sandbox
 NEW=$("$BLAUDE_SRC/scripts/get-bwrap-overlay.sh" 2>"$T_DIR/get.err") || missing "the overlay bwrap: $(cat "$T_DIR/get.err")"
