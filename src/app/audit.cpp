@@ -11,8 +11,8 @@
 
 #include "audit/apply.hpp"
 #include "audit/diff.hpp"
-#include "audit/git_paths.hpp"
 #include "audit/report.hpp"
+#include "common/paths.hpp"
 
 namespace blaude::app {
 
@@ -55,7 +55,7 @@ std::vector<std::string> audit_roots(const std::vector<std::string>& writable_di
   std::sort(dirs.begin(), dirs.end());
   std::vector<std::string> out;
   for (const auto& d : dirs)
-    if (out.empty() || !audit::path_under(d, out.back())) out.push_back(d);
+    if (out.empty() || !is_under(d, out.back())) out.push_back(d);
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "audit/git_paths.hpp"
+#include "common/paths.hpp"
 #include "common/unique_fd.hpp"
 
 namespace blaude::audit {
@@ -25,7 +26,7 @@ std::string base_of(const std::string& p) { return p.substr(p.rfind('/') + 1); }
 // on older kernels only the last component is checked.
 // A path the user keeps behind a symlink (an include target, say) is resolved first.
 UniqueFd open_parent(const std::string& path) {
-  std::string dir = parent_of(path);
+  std::string dir = dirname_of(path);
   open_how how{};
   how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
   how.resolve = RESOLVE_NO_SYMLINKS;
@@ -114,7 +115,7 @@ Applied apply_one(const Finding& f, const std::vector<std::string>& roots) {
   }
   const std::string where = fd_path(dfd.get());
   bool inside = false;
-  for (const auto& r : roots) inside |= !where.empty() && path_under(where, r);
+  for (const auto& r : roots) inside |= !where.empty() && is_under(where, r);
   if (!inside) {
     a.error = "its directory is " + (where.empty() ? std::string("unknown") : where) +
               ", outside the audited directories: not touched";
@@ -127,7 +128,7 @@ Applied apply_one(const Finding& f, const std::vector<std::string>& roots) {
                           : 0644;
   const std::string aside = move_aside(dfd.get(), name, base_of(f.aside), a.error);
   if (aside.empty()) return a;
-  a.aside = parent_of(f.path) + "/" + aside;
+  a.aside = dirname_of(f.path) + "/" + aside;
   if (f.act != Act::Rewrite) return a;
   // Clean what was actually moved, which may differ from what the walk read.
   std::string moved;

@@ -6,6 +6,7 @@
 #include "audit/git_config.hpp"
 #include "audit/git_keys.hpp"
 #include "audit/git_paths.hpp"
+#include "common/paths.hpp"
 
 namespace blaude::audit {
 
@@ -55,7 +56,7 @@ std::string sanitize_config(std::string_view before, std::string_view after, std
 namespace {
 
 bool under_any(const std::string& p, const std::vector<std::string>& roots) {
-  return std::any_of(roots.begin(), roots.end(), [&](const std::string& r) { return path_under(p, r); });
+  return std::any_of(roots.begin(), roots.end(), [&](const std::string& r) { return is_under(p, r); });
 }
 
 // Fills f for a config file that is new or changed; false when nothing in it matters.
@@ -83,7 +84,7 @@ bool judge_pointer(const FileRecord& rec, const AuditContext& ctx, Finding& f) {
 }
 
 bool hook_reachable(const std::string& path, const Snapshot& before, const Snapshot& after) {
-  const std::string dir = parent_of(path);
+  const std::string dir = dirname_of(path);
   return after.own_hook_dirs.count(dir) || before.own_hook_dirs.count(dir) || before.configured_hook_dirs.count(dir);
 }
 

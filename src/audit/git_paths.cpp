@@ -1,45 +1,8 @@
 #include "audit/git_paths.hpp"
 
+#include "common/paths.hpp"
+
 namespace blaude::audit {
-
-std::string lexical_normal(std::string_view path) {
-  std::vector<std::string_view> parts;
-  size_t i = 0;
-  while (i <= path.size()) {
-    size_t j = path.find('/', i);
-    if (j == std::string_view::npos) j = path.size();
-    std::string_view p = path.substr(i, j - i);
-    if (p == "..") {
-      if (!parts.empty()) parts.pop_back();
-    } else if (!p.empty() && p != ".") {
-      parts.push_back(p);
-    }
-    i = j + 1;
-  }
-  std::string out;
-  for (auto p : parts) {
-    out += '/';
-    out += p;
-  }
-  return out.empty() ? "/" : out;
-}
-
-std::string join_path(std::string_view dir, std::string_view rel) {
-  if (!rel.empty() && rel.front() == '/') return lexical_normal(rel);
-  return lexical_normal(std::string(dir) + "/" + std::string(rel));
-}
-
-std::string parent_of(std::string_view path) {
-  const std::string n = lexical_normal(path);
-  const size_t k = n.rfind('/');
-  return k == 0 ? "/" : n.substr(0, k);
-}
-
-bool path_under(std::string_view path, std::string_view root) {
-  if (root == "/") return !path.empty() && path.front() == '/';
-  if (path.substr(0, root.size()) != root) return false;
-  return path.size() == root.size() || path[root.size()] == '/';
-}
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -60,11 +23,11 @@ std::optional<std::string> gitfile_target(std::string_view content, std::string_
   if (content.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
   std::string_view dir = trim_newlines(content.substr(kPrefix.size()));
   if (dir.empty()) return std::nullopt;
-  return join_path(file_dir, dir);
+  return join(file_dir, dir);
 }
 
 std::string commondir_target(std::string_view content, std::string_view gitdir) {
-  return join_path(gitdir, trim_newlines(content));
+  return join(gitdir, trim_newlines(content));
 }
 
 namespace {
@@ -80,7 +43,7 @@ std::string expand_home(std::string_view p, std::string_view home) {
 ConfigRefs config_refs(const ParsedConfig& cfg, std::string_view config_path, std::string_view worktree,
                        std::string_view gitdir, std::string_view home) {
   ConfigRefs r;
-  const std::string dir = parent_of(config_path);
+  const std::string dir = dirname_of(config_path);
   for (const auto& e : cfg.entries) {
     if (!e.value || e.value->empty()) continue;
     const KeyParts k = split_key(e.key);
@@ -89,16 +52,16 @@ ConfigRefs config_refs(const ParsedConfig& cfg, std::string_view config_path, st
     if (include) {
       // Every include counts, whatever its condition: the condition may hold on the host.
       const std::string p = expand_home(*e.value, home);
-      if (p.front() != '~') r.includes.push_back(join_path(dir, p));
+      if (p.front() != '~') r.includes.push_back(join(dir, p));
     } else if (e.key == "core.hookspath") {
       const std::string p = expand_home(*e.value, home);
       if (p.front() == '~') continue;
       if (p.front() == '/') {
-        r.hook_dirs.push_back(lexical_normal(p));
+        r.hook_dirs.push_back(normalize(p));
         continue;
       }
-      if (!worktree.empty()) r.hook_dirs.push_back(join_path(worktree, p));
-      r.hook_dirs.push_back(join_path(gitdir, p));
+      if (!worktree.empty()) r.hook_dirs.push_back(join(worktree, p));
+      r.hook_dirs.push_back(join(gitdir, p));
     }
   }
   return r;

@@ -11,11 +11,8 @@
 
 namespace blaude::audit {
 
-// "/a/./b/../c/" -> "/a/c". Lexical, as git resolves these paths.
-std::string lexical_normal(std::string_view path);
-std::string join_path(std::string_view dir, std::string_view rel);
-std::string parent_of(std::string_view path);
-bool path_under(std::string_view path, std::string_view root);  // equal or inside
+// Paths here are absolute and lexical, as git resolves them: common/paths.hpp (normalize,
+// join, dirname_of, is_under).
 
 // A `.git` file: "gitdir: PATH" (relative to the file's directory); nullopt if not one.
 std::optional<std::string> gitfile_target(std::string_view content, std::string_view file_dir);

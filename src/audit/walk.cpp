@@ -19,6 +19,7 @@
 
 #include "audit/git_config.hpp"
 #include "audit/git_paths.hpp"
+#include "common/paths.hpp"
 #include "common/unique_fd.hpp"
 
 namespace blaude::audit {
@@ -214,7 +215,7 @@ private:
     rec.link = r.link;
     rec.repo = path;
     if (type == DT_LNK) {
-      rec.target = join_path(worktree, r.link);
+      rec.target = join(worktree, r.link);
     } else {
       rec.content = r.content.substr(0, 4096);
       rec.target = gitfile_target(r.content, worktree).value_or("");
@@ -262,7 +263,7 @@ private:
       UniqueFd id = open_dir(wt.get(), e.name, false);
       if (!id) continue;
       Read back = read_file(id.get(), "gitdir", false);
-      std::string tree = back.exists ? parent_of(commondir_target(back.content, "/")) : "";
+      std::string tree = back.exists ? dirname_of(commondir_target(back.content, "/")) : "";
       gitdir_at(id.get(), gitdir + "/worktrees/" + e.name, tree);
     }
   }
@@ -342,7 +343,7 @@ private:
 
   // true when `path` is a symlink leading outside the roots (recorded as a pointer).
   bool hooks_link(const std::string& path, const std::string& gitdir) {
-    UniqueFd parent(::open(parent_of(path).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    UniqueFd parent(::open(dirname_of(path).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (!parent) return false;
     const std::string name = path.substr(path.rfind('/') + 1);
     struct stat st;
@@ -355,9 +356,9 @@ private:
     rec.link = n > 0 ? std::string(link, size_t(n)) : std::string();
     rec.repo = gitdir;
     char buf[PATH_MAX];
-    rec.target = ::realpath(path.c_str(), buf) ? std::string(buf) : join_path(parent_of(path), rec.link);
+    rec.target = ::realpath(path.c_str(), buf) ? std::string(buf) : join(dirname_of(path), rec.link);
     const bool inside = std::any_of(in_.roots.begin(), in_.roots.end(),
-                                    [&](const std::string& root) { return path_under(rec.target, root); });
+                                    [&](const std::string& root) { return is_under(rec.target, root); });
     snap_.files.emplace(path, std::move(rec));
     return !inside;
   }
