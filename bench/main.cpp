@@ -51,11 +51,7 @@ int usage_error(const std::string& msg) {
 
 bool parse_variants(const std::string& list, std::vector<Variant>& out) {
   out.clear();
-  size_t i = 0;
-  while (i <= list.size()) {
-    size_t j = list.find(',', i);
-    if (j == std::string::npos) j = list.size();
-    std::string n = list.substr(i, j - i);
+  for (const std::string& n : split_commas(list)) {
     if (n == "direct")
       out.push_back(Variant::Direct);
     else if (n == "script")
@@ -68,7 +64,6 @@ bool parse_variants(const std::string& list, std::vector<Variant>& out) {
       out.push_back(Variant::Base);
     else
       return false;
-    i = j + 1;
   }
   return !out.empty();
 }

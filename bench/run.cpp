@@ -165,13 +165,21 @@ void peak_rss(const Config& c, Results& r) {
 
 }  // namespace
 
-bool parse_shapes(const std::string& list, std::vector<Shape>& out) {
-  out.clear();
+std::vector<std::string> split_commas(const std::string& list) {
+  std::vector<std::string> out;
   size_t i = 0;
   while (i <= list.size()) {
     size_t j = list.find(',', i);
     if (j == std::string::npos) j = list.size();
-    std::string n = list.substr(i, j - i);
+    out.push_back(list.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+bool parse_shapes(const std::string& list, std::vector<Shape>& out) {
+  out.clear();
+  for (const std::string& n : split_commas(list)) {
     Shape s{n, Payload::Text, 64 * 1024};
     if (n == "text-4k") s.write_size = 4096;
     else if (n == "text-64k") {
@@ -181,7 +189,6 @@ bool parse_shapes(const std::string& list, std::vector<Shape>& out) {
     else if (n == "slow-64k") s.slow_us = 200, s.size_factor = 0.25;
     else return false;
     out.push_back(s);
-    i = j + 1;
   }
   return !out.empty();
 }

@@ -18,6 +18,8 @@ struct Config {
   bool wrong_preamble = false;  // control: expect one more byte before the payload
 };
 
+// "a,b,,c" -> {"a", "b", "", "c"}: the words of a --shapes / --variants list.
+std::vector<std::string> split_commas(const std::string& list);
 // The producer shapes by name ("text-64k", ...); false on an unknown name.
 bool parse_shapes(const std::string& list, std::vector<Shape>& out);
 extern const char* const kDefaultShapes;
