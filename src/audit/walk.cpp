@@ -249,7 +249,6 @@ private:
   void visit(const SharedFd& fd, const std::string& path, int depth, std::vector<Pending>& stack) {
     ++snap_.dirs;
     std::vector<Entry> entries = list_dir(fd->get());
-    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.name < b.name; });
     bool head = false, objects = false, refs = false;
     for (const auto& e : entries) {
       head |= e.name == "HEAD" && e.type == DT_REG;
@@ -271,7 +270,9 @@ private:
       }
       stack.push_back({fd, e.name, child, depth + 1});
     }
-    std::reverse(stack.begin() + long(first_pending), stack.end());  // popped from the back: first name first
+    // Popped from the back: the first name first. Only the subdirs are sorted (files are many).
+    std::sort(stack.begin() + long(first_pending), stack.end(),
+              [](const Pending& a, const Pending& b) { return a.name > b.name; });
   }
 
   void dotgit(int dirfd, const std::string& worktree, unsigned char type) {

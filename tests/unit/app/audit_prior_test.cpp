@@ -67,6 +67,10 @@ void build(const std::string& w) {
   gitdir(w + "/odd/.git");
   fs::create_directories(w + "/linked");
   fs::create_directory_symlink("../packages/a/.git", w + "/linked/.git");
+  // One gitdir behind several `.git` files: the first one reached decides the worktree its
+  // relative hooksPath is resolved against, so both walks must reach them in the same order.
+  gitdir(w + "/shared-gd", "[core]\n\thooksPath = hooks2\n");
+  for (const char* s : {"m", "b", "x", "a", "q", "c", "k"}) write(w + "/" + s + "/.git", "gitdir: ../shared-gd\n");
   for (int i = 0; i < 30; ++i) write(w + "/src/d" + std::to_string(i % 7) + "/f" + std::to_string(i), "x");
 }
 
@@ -87,7 +91,7 @@ TEST_CASE("audit prior walk: the snapshot from the probe's walk equals the audit
   build(w);
   const audit::Snapshot full = audit::take_snapshot(input(w));
   const audit::Snapshot reused = audit::take_snapshot(input(w), prior_of(w));
-  CHECK(full.repos.size() == 9);
+  CHECK(full.repos.size() == 10);
   CHECK(reused.repos == full.repos);  // the same repositories, reached in the same order
   CHECK(reused.own_hook_dirs == full.own_hook_dirs);
   CHECK(reused.configured_hook_dirs == full.configured_hook_dirs);
