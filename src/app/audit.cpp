@@ -59,6 +59,23 @@ std::vector<std::string> audit_roots(const std::vector<std::string>& writable_di
   return out;
 }
 
+std::optional<audit::PriorWalk> prior_walk(const sandbox::bwrap::WorkspaceScan& ws) {
+  if (ws.truncated || ws.root.empty()) return std::nullopt;
+  audit::PriorWalk p;
+  p.root = ws.root;
+  p.dirs = ws.dirs;
+  p.unreadable = ws.unreadable;
+  using F = sandbox::bwrap::FoundGit;
+  for (const auto& g : ws.walk_found) {
+    const auto k = g.kind == F::Dir    ? audit::PriorWalk::GitDir
+                   : g.kind == F::File ? audit::PriorWalk::GitFile
+                   : g.kind == F::Symlink ? audit::PriorWalk::GitLink
+                                          : audit::PriorWalk::Bare;
+    p.found.push_back({k, g.path});
+  }
+  return p;
+}
+
 AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launch& l) {
   AuditSession s;
   if (!l.sandboxed || o.allow_protected_writes) return s;
@@ -67,7 +84,7 @@ AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launc
   s.walk.home = host.home;
   s.walk.seconds = kBeforeSeconds;
   s.enabled = true;
-  s.before = audit::take_snapshot(s.walk);
+  s.before = audit::take_snapshot(s.walk, l.prior_walks);  // the after walk walks everything
   spdlog::info("audit: before the session: {} repos, {} files, {} dirs in {:.1f} ms{}", s.before.repos.size(),
                s.before.files.size(), s.before.dirs, s.before.seconds * 1000,
                s.before.complete ? "" : " (incomplete)");

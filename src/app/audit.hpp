@@ -4,6 +4,7 @@
 // and the report (stderr and the log). The sandbox cannot reach any of it: it runs in blaude,
 // on the host, when the sandbox's processes are dead.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "audit/walk.hpp"
 #include "cli/options.hpp"
 #include "common/host_env.hpp"
+#include "sandbox/bwrap/host_facts.hpp"
 
 namespace blaude::app {
 
@@ -27,6 +29,9 @@ AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launc
 
 // Prints the report on stderr (nothing when there is nothing to say) and logs it.
 void audit_end(AuditSession& s);
+
+// The probe's walk of the workspace as the audit takes it: only a complete one.
+std::optional<audit::PriorWalk> prior_walk(const sandbox::bwrap::WorkspaceScan& ws);
 
 // Roots from writable dirs: canonical, existing dirs, no "/tmp", none inside another. Pure but for
 // the realpath/stat of each.

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "app/apparmor.hpp"
+#include "app/audit.hpp"
 #include "app/claude_settings.hpp"
 #include "app/launch.hpp"
 #include "cli/command.hpp"
@@ -146,6 +147,7 @@ Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std:
                std::chrono::duration_cast<us>(t1 - t0).count(), facts.ws.hits.size() + facts.ws.links.size(),
                std::chrono::duration_cast<us>(t2 - t1).count(), l.plan.argv.size());
   l.bwrap = facts.bwrap;
+  if (auto w = prior_walk(facts.ws)) l.prior_walks.push_back(std::move(*w));
   return l;
 }
 

@@ -8,6 +8,7 @@
 
 #include "app/failure.hpp"
 #include "app/network.hpp"
+#include "audit/walk.hpp"
 #include "cli/options.hpp"
 #include "common/host_env.hpp"
 #include "sandbox/env_policy.hpp"
@@ -28,6 +29,8 @@ struct Launch {
   std::optional<sandbox::trust::TrustEntry> trust_answer;
   std::string bwrap;  // sandboxed: the bwrap that runs, to explain its failure
   std::optional<NetLaunch> net;  // proxy mode (issue 13): the proxy supervise() runs
+  // The probe's complete walk of the workspace: the audit's snapshot before the session reuses it.
+  std::vector<audit::PriorWalk> prior_walks;
 };
 
 using Decision = std::variant<Launch, Failure>;

@@ -127,8 +127,11 @@ public:
     deadline_ = start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(in.seconds));
   }
 
-  Snapshot run() {
-    for (const auto& root : in_.roots) walk_root(root);
+  Snapshot run(const std::vector<PriorWalk>& prior) {
+    for (const auto& root : in_.roots) {
+      auto p = std::find_if(prior.begin(), prior.end(), [&](const PriorWalk& w) { return w.root == root; });
+      if (p == prior.end() || !from_prior(*p)) walk_root(root);
+    }
     snap_.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
     return std::move(snap_);
   }
@@ -174,7 +177,75 @@ private:
     }
   }
 
-  // One directory: its `.git`, whether it is itself a bare repository, then its subdirs.
+  // The probe's walk of the same root, moments ago: visit what it found, in its order, as
+  // walk_root would have reached them. false (nothing done): the root itself is bare-shaped,
+  // which the probe does not report, so walk it.
+  bool from_prior(const PriorWalk& p) {
+    UniqueFd rootfd = open_dir(AT_FDCWD, p.root, false);
+    if (!rootfd) return false;
+    if (bare_shaped(rootfd.get())) return false;
+    snap_.dirs += p.dirs;
+    for (const auto& rel : p.unreadable) stopped_at(p.root + "/" + rel + " (" + std::strerror(EACCES) + ")");
+    for (size_t i = 0; i < p.found.size(); ++i) {
+      const PriorWalk::Found& f = p.found[i];
+      if (late()) {
+        for (; i < p.found.size(); ++i) stopped_at(p.found[i].path);
+        break;
+      }
+      const bool bare = f.kind == PriorWalk::Bare;
+      const std::string dir = bare ? f.path : dirname_of(f.path);
+      // A bare-shaped dir with a `.git` in it is a repository; its `.git` is not looked at.
+      if (!bare && i + 1 < p.found.size() && p.found[i + 1].kind == PriorWalk::Bare && p.found[i + 1].path == dir)
+        continue;
+      if (dir != p.root && !is_under(dir, p.root)) continue;
+      const std::string rel = dir == p.root ? "" : dir.substr(p.root.size() + 1);
+      if (depth_of(rel) > in_.max_depth) {
+        stopped_at(dir + " (deeper than " + std::to_string(in_.max_depth) + " levels)");
+        continue;
+      }
+      UniqueFd d = open_beneath(rootfd.get(), rel, dir);
+      if (!d) continue;
+      if (bare) {
+        gitdir_at(d.get(), dir, "");
+        continue;
+      }
+      struct stat st;
+      if (::fstatat(d.get(), ".git", &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      dotgit(d.get(), dir, S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN);
+    }
+    return true;
+  }
+
+  static bool bare_shaped(int fd) {
+    struct stat h, o, r;
+    return ::fstatat(fd, "HEAD", &h, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(h.st_mode) &&
+           ::fstatat(fd, "objects", &o, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(o.st_mode) &&
+           ::fstatat(fd, "refs", &r, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(r.st_mode);
+  }
+
+  static int depth_of(const std::string& rel) {
+    return rel.empty() ? 0 : 1 + int(std::count(rel.begin(), rel.end(), '/'));
+  }
+
+  // `rel` below the root's fd, one component at a time, never through a symlink (the walk
+  // does not follow one either).
+  UniqueFd open_beneath(int rootfd, const std::string& rel, const std::string& path) {
+    UniqueFd cur(::fcntl(rootfd, F_DUPFD_CLOEXEC, 0));
+    size_t i = 0;
+    while (cur && i < rel.size()) {
+      size_t j = rel.find('/', i);
+      if (j == std::string::npos) j = rel.size();
+      cur = open_dir(cur.get(), rel.substr(i, j - i), false);
+      i = j + 1;
+    }
+    if (!cur && errno != ENOENT && errno != ENOTDIR && errno != ELOOP)
+      stopped_at(path + " (" + std::strerror(errno) + ")");
+    return cur;
+  }
+
+  // One directory: its `.git`, whether it is itself a bare repository, then its subdirs, in byte
+  // order of their names (the probe's walk goes in the same order: from_prior relies on it, and
+  // a repository reached two ways is then reached the same way first before and after).
   void visit(const SharedFd& fd, const std::string& path, int depth, std::vector<Pending>& stack) {
     ++snap_.dirs;
     std::vector<Entry> entries = list_dir(fd->get());
@@ -185,6 +256,7 @@ private:
       refs |= e.name == "refs" && e.type == DT_DIR;
     }
     if (head && objects && refs) return gitdir_at(fd->get(), path, "");
+    const size_t first_pending = stack.size();
     for (auto& e : entries) {
       const std::string child = path == "/" ? "/" + e.name : path + "/" + e.name;
       if (e.name == ".git") {
@@ -198,6 +270,9 @@ private:
       }
       stack.push_back({fd, e.name, child, depth + 1});
     }
+    // Popped from the back: the first name first. Only the subdirs are sorted (files are many).
+    std::sort(stack.begin() + long(first_pending), stack.end(),
+              [](const Pending& a, const Pending& b) { return a.name > b.name; });
   }
 
   void dotgit(int dirfd, const std::string& worktree, unsigned char type) {
@@ -371,6 +446,6 @@ private:
 
 }  // namespace
 
-Snapshot take_snapshot(const WalkInput& in) { return Walker(in).run(); }
+Snapshot take_snapshot(const WalkInput& in, const std::vector<PriorWalk>& prior) { return Walker(in).run(prior); }
 
 }  // namespace blaude::audit

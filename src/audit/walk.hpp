@@ -18,6 +18,24 @@ struct WalkInput {
   int max_depth = 256;             // directory levels below a root
 };
 
-Snapshot take_snapshot(const WalkInput& in);
+// What an earlier walk of `root` (the sandbox probe's, moments before) found: every `.git` entry
+// and bare-repository-shaped dir below it, in the walk's own order (a pre-order walk, each dir's
+// entries in byte order, as this walker goes too). The snapshot before the session starts from
+// these instead of walking the same tree a second time.
+struct PriorWalk {
+  enum Kind { GitDir, GitFile, GitLink, Bare };
+  struct Found {
+    Kind kind;
+    std::string path;  // the `.git` entry, or the bare repository dir
+  };
+  std::string root;  // canonical; must equal one of WalkInput::roots to be used
+  std::vector<Found> found;
+  std::vector<std::string> unreadable;  // dirs it could not open (EACCES), relative to root
+  size_t dirs = 0;
+};
+
+// `prior`: complete walks of some roots (truncated ones must not be passed); a root without one
+// is walked.
+Snapshot take_snapshot(const WalkInput& in, const std::vector<PriorWalk>& prior = {});
 
 }  // namespace blaude::audit

@@ -42,6 +42,11 @@ struct WorkspaceScan {
   // ancestors): the protect step mounts nothing else.
   std::map<std::string, Identity> ids;
   size_t entries = 0;
+  size_t dirs = 0;
+  // The walk's `.git` entries and bare-shaped dirs in its own order: the audit's snapshot before
+  // the session starts from them instead of walking the tree again (audit/walk.hpp PriorWalk).
+  std::string root;
+  std::vector<FoundGit> walk_found;
   bool truncated = false;      // the walk hit its time or entry limit
   std::string truncated_at;    // where
   std::vector<std::string> unreadable;

@@ -1,6 +1,7 @@
 // Internal to the planner: accumulates bwrap arguments and remembers what it made writable,
 // so later rules (protected paths) can find every alias of the workspace.
 #pragma once
+#include <functional>
 #include <set>
 #include <string>
 #include <utility>
@@ -89,5 +90,8 @@ void add_exe(Builder& b, const std::vector<std::string>& command);
 // mount covering it wins; --symlink ops are followed); "" when it is no host path (tmpfs, /proc,
 // data, bwrap's empty root). Pure, over the argv alone.
 std::string sandbox_source(const std::vector<std::string>& argv, const std::string& path);
+// The same for many paths against one argv: the mount table is read from it once (the protect
+// layout asks once per protection and alias; re-reading the argv each time was O(n^2)).
+std::function<std::string(const std::string&)> sandbox_sources(const std::vector<std::string>& argv);
 
 }  // namespace blaude::sandbox::bwrap::detail

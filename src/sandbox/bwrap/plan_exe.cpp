@@ -97,6 +97,10 @@ std::string sandbox_source(const std::vector<std::string>& argv, const std::stri
   return source_in(mounts_of(argv), normalize(path), 0);
 }
 
+std::function<std::string(const std::string&)> sandbox_sources(const std::vector<std::string>& argv) {
+  return [table = mounts_of(argv)](const std::string& path) { return source_in(table, normalize(path), 0); };
+}
+
 namespace {
 
 void make_reachable(Builder& b, const ExeFact& e) {

@@ -115,6 +115,7 @@ void add_protections(Builder& b) {
     if (st.op == "--tmp-overlay" || st.op == "--overlay" || st.op == "--ro-overlay") overlays.push_back(st.dst);
   // bwrap < 0.9: the overlays blaude makes itself before bwrap (confine.hpp), bound by bwrap.
   overlays.insert(overlays.end(), b.p.confine.overlays.begin(), b.p.confine.overlays.end());
+  const auto source_of = sandbox_sources(b.p.argv);  // the argv does not change below
   auto layout = layout_protections(guards, aliases, off ? std::string() : b.f.cwd, [&](const std::string& p) -> std::optional<Identity> {
     auto it = ids.find(p);
     if (it != ids.end() && it->second.type != 0) return it->second;
@@ -125,7 +126,7 @@ void add_protections(Builder& b) {
     // An overlay shows a copy, not the host object: nothing below one is an alias.
     for (const auto& d : overlays)
       if (sandbox == d || is_under(sandbox, d)) return false;
-    return sandbox_source(b.p.argv, sandbox) == host;
+    return source_of(sandbox) == host;
   });
   if (!layout.missing.empty())
     throw PlanError("the workspace changed while blaude was starting (" + layout.missing.front() + ")",

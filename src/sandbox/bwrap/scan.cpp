@@ -76,6 +76,9 @@ WorkspaceScan scan_workspace(const std::string& root, const std::string& home, c
   WorkspaceScan out;
   WorkspaceWalk w = walk_workspace(root);
   out.entries = w.entries;
+  out.dirs = w.dirs;
+  out.root = root;
+  out.walk_found = std::move(w.git_walk_order);
   out.truncated = w.truncated;
   out.truncated_at = w.truncated_at;
   out.unreadable = w.unreadable;

@@ -115,6 +115,7 @@ WorkspaceWalk walk_workspace(const std::string& root, const WalkLimits& limits) 
   Walker w{root, limits, std::chrono::steady_clock::now() + limits.budget, {}};
   int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd >= 0) w.dir(fd, "", 1);
+  w.out.git_walk_order = w.out.git;
   std::sort(w.out.git.begin(), w.out.git.end(), [](const FoundGit& a, const FoundGit& b) { return a.path < b.path; });
   return std::move(w.out);
 }

@@ -30,7 +30,8 @@ struct WalkLink {
 };
 
 struct WorkspaceWalk {
-  std::vector<FoundGit> git;       // host paths
+  std::vector<FoundGit> git;       // host paths, sorted by path
+  std::vector<FoundGit> git_walk_order;  // the same, in the walk's order (pre-order, names in byte order)
   std::vector<WalkEntry> dotnames; // entries whose name starts with '.', to name_depth (no .git)
   std::vector<WalkLink> links;     // to link_depth
   size_t entries = 0;
