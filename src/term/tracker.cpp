@@ -195,7 +195,8 @@ size_t Tracker::step_ground(std::string_view in, size_t i) {
     if (c == ESC) {
       size_t at = static_cast<size_t>(p - in.data());
       size_t done = whole_csi(in, at + 1);
-      if (done) {  // dispatched at once; back to text
+      if (!done) done = whole_osc(in, at + 1);
+      if (done) {  // dispatched at once; back to text (an OSC's closing ESC is read next)
         p = in.data() + done - 1;
         continue;
       }
@@ -253,6 +254,30 @@ size_t Tracker::whole_csi(std::string_view in, size_t i) {
   interm_[0] = interm;
   csi_dispatch(f);
   return j + 1;
+}
+
+// The same for a whole `ESC ] Ps ; text` with its BEL or ESC inside this read and no other
+// control in it (titles, OSC 8 links): what the state machine does, in one pass. An ESC that
+// ends it is left to be read next, from the ground state, as the machine reads it from Esc.
+size_t Tracker::whole_osc(std::string_view in, size_t i) {
+  const size_t n = in.size();
+  if (i >= n || in[i] != ']') return 0;
+  size_t j = i + 1;
+  uint32_t num = 0;
+  for (; j < n && in[j] >= '0' && in[j] <= '9'; ++j) num = num > 100000 ? num : num * 10 + uint32_t(in[j] - '0');
+  if (j >= n || in[j] != ';') return 0;
+  const char* text = in.data() + j + 1;
+  const char* p = next_control(text, in.data() + n);
+  if (p == in.data() + n || (*p != BEL && *p != ESC)) return 0;
+  const size_t len = static_cast<size_t>(p - text);
+  if (num <= 2 && len <= Title::kMax) {  // as end_osc(); a longer title is not kept
+    title_.code = static_cast<uint8_t>(num);
+    title_.set = true;
+    title_.len = static_cast<uint16_t>(len);
+    std::memcpy(title_.text.data(), text, len);
+  }
+  const size_t end = static_cast<size_t>(p - in.data());
+  return *p == BEL ? end + 1 : end;
 }
 
 // A string payload: skip (or, for a title, keep) everything up to the next control.

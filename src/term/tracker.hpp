@@ -68,6 +68,7 @@ private:
   size_t step_string(std::string_view in, size_t i);
   size_t scan_params(std::string_view in, size_t i);
   size_t whole_csi(std::string_view in, size_t i);
+  size_t whole_osc(std::string_view in, size_t i);
   void step(unsigned char c);
   void step_esc(unsigned char c);
   void step_csi(unsigned char c);

@@ -59,6 +59,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (char c : in) bytes.feed(std::string_view(&c, 1));
   require(bytes.state() == whole.state());
   require(bytes.mid_sequence() == whole.mid_sequence());
+  require(bytes.title().set == whole.title().set && bytes.title().code == whole.title().code &&
+          bytes.title().view() == whole.title().view());
   const std::string u = undo(whole);
   require(undo(split) == u);
 
