@@ -25,7 +25,6 @@ struct RulesetAttr {
   uint64_t handled_access_net;
   uint64_t scoped;
 };
-constexpr uint64_t kScopeSignal = 1ULL << 1;  // LANDLOCK_SCOPE_SIGNAL, ABI 6
 
 }  // namespace
 
@@ -43,11 +42,14 @@ bool take_foreground(int tty_fd) {
 }
 
 int nest_landlock_domain() {
-  long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
-  if (abi < 1) return errno ? errno : EOPNOTSUPP;
+  if (syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION) < 1)
+    return errno ? errno : EOPNOTSUPP;
   // A ruleset must handle something: LANDLOCK_ACCESS_FS_MAKE_BLOCK, with no rule, denies mknod of
   // block devices, which a process without CAP_MKNOD in bwrap's user namespace cannot do anyway.
-  RulesetAttr attr{LANDLOCK_ACCESS_FS_MAKE_BLOCK, 0, abi >= 6 ? kScopeSignal : 0};
+  // Not LANDLOCK_SCOPE_SIGNAL: the command may kill the proxy relay (its own network; net's
+  // design), and it cannot name bwrap, whose pid has no number in the sandbox's pid namespace,
+  // nor stop the init, which ignores signals from inside its namespace that it has no handler for.
+  RulesetAttr attr{LANDLOCK_ACCESS_FS_MAKE_BLOCK, 0, 0};
   long fd = syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
   if (fd < 0) return errno;
   int err = 0;

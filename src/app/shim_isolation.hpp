@@ -18,8 +18,7 @@ inline constexpr const char* kExecShimOnPty = "__exec-pty";
 bool take_foreground(int tty_fd);
 
 // A Landlock domain nested in bwrap's: the kernel then refuses ptrace (and /proc/PID/mem, environ)
-// of every process outside it, the sandbox's init first, and on ABI >= 6 signals to them too.
-// It restricts nothing else (the only file right it handles, making block devices, no process
+// of every process outside it, the sandbox's init first. It restricts nothing else (the only file right it handles, making block devices, no process
 // in the sandbox has). Returns 0, or the errno (ENOSYS/EOPNOTSUPP: no Landlock on this kernel).
 int nest_landlock_domain();
 
