@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "app/exec_shim.hpp"
+#include "app/shim_isolation.hpp"
 #include "app/failure.hpp"
 #include "app/run.hpp"
 #include "cli/docs.hpp"
@@ -43,7 +44,8 @@ app::Outcome dispatch(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   // Inside the sandbox, first of all: start the sandboxed command (app/exec_shim.hpp).
-  if (argc >= 2 && std::strcmp(argv[1], app::kExecShim) == 0) return app::exec_shim(argc - 2, argv + 2);
+  if (argc >= 2 && std::strcmp(argv[1], app::kExecShim) == 0) return app::exec_shim(argc - 2, argv + 2, false);
+  if (argc >= 2 && std::strcmp(argv[1], app::kExecShimOnPty) == 0) return app::exec_shim(argc - 2, argv + 2, true);
   log::off();
   // Inside the sandbox, in proxy mode: the relay wrapper, before any of blaude's own parsing.
   if (argc > 1 && std::string(argv[1]) == "__net-relay")

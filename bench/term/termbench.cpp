@@ -40,6 +40,27 @@ std::string make_stream(const char* kind, size_t bytes) {
     }
   } else if (!std::strcmp(kind, "utf8")) {
     while (s.size() < bytes) s += "h\xc3\xa9llo w\xc3\xb6rld \xe2\x9c\x93 \xf0\x9f\x98\x80 text\r\n";
+  } else if (!std::strcmp(kind, "osc")) {  // ptybench's escapes-64k mix: titles and links too
+    char buf[128];
+    while (s.size() < bytes) {
+      unsigned x = static_cast<unsigned>(rng() % 256), y = static_cast<unsigned>(rng() % 80);
+      const char* text = "some text ";
+      int n = 0;
+      switch (rng() % 9) {
+        case 0: n = std::snprintf(buf, sizeof buf, "\x1b[38;5;%um%s", x, text); break;
+        case 1: n = std::snprintf(buf, sizeof buf, "\x1b[%u;%uH%s", 1 + x % 50, 1 + y, text); break;
+        case 2: n = std::snprintf(buf, sizeof buf, "\x1b[0m%s", text); break;
+        case 3: n = std::snprintf(buf, sizeof buf, "\x1b[K\r\n"); break;
+        case 4: n = std::snprintf(buf, sizeof buf, "\x1b[1;4%um%s", x % 8, text); break;
+        case 5: n = std::snprintf(buf, sizeof buf, "\x1b[%uA\x1b[%uC", 1 + x % 9, 1 + y % 80); break;
+        case 6: n = std::snprintf(buf, sizeof buf, y % 2 ? "\x1b]0;task %u\x07" : "\x1b]0;task %u\x1b\\", x); break;
+        case 7:
+          n = std::snprintf(buf, sizeof buf, "\x1b]8;;https://example.invalid/%u\x1b\\link\x1b]8;;\x1b\\", x);
+          break;
+        default: n = std::snprintf(buf, sizeof buf, "%s%s", text, text);
+      }
+      s.append(buf, static_cast<size_t>(n));
+    }
   } else {  // a TUI redraw: colour, cursor moves, mode toggles, short runs of text
     char buf[96];
     while (s.size() < bytes) {
@@ -84,7 +105,7 @@ int main(int argc, char** argv) {
   size_t mib = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 256;
   int rounds = argc > 2 ? std::atoi(argv[2]) : 5;
   std::printf("%-6s %-18s %9s %9s\n", "stream", "stage", "ns/byte", "GiB/s");
-  for (const char* kind : {"plain", "utf8", "tui"}) {
+  for (const char* kind : {"plain", "utf8", "tui", "osc"}) {
     std::string in = make_stream(kind, mib << 20);
     std::string out;
     out.reserve(kRead * 2);

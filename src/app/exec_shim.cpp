@@ -7,17 +7,23 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "app/shim_isolation.hpp"
 #include "pty/spawn.hpp"
 
 extern char** environ;
 
 namespace blaude::app {
 
-int exec_shim(int argc, char** argv) {
+int exec_shim(int argc, char** argv, bool on_pty) {
   if (argc < 1) {
-    std::fprintf(stderr, "blaude: %s needs a command\n", kExecShim);
+    std::fprintf(stderr, "blaude: %s needs a command\n", on_pty ? kExecShimOnPty : kExecShim);
     return 2;
   }
+  // Before the command exists: from its first instruction it can neither stop bwrap nor touch
+  // the sandbox's init (shim_isolation.hpp). No Landlock on this kernel: the group still helps,
+  // and blaude continues a stopped bwrap (pty/session.cpp, reap).
+  if (on_pty) take_foreground(0);
+  nest_landlock_domain();
   const char* path = std::getenv("PATH");
   pty::Resolved r = pty::resolve_command(argv[0], path ? path : "/usr/local/bin:/usr/bin:/bin");
   if (r.exit_code) {

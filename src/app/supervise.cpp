@@ -6,7 +6,9 @@
 #include <memory>
 #include <system_error>
 
+#include "app/exec_shim.hpp"
 #include "app/launch.hpp"
+#include "app/shim_isolation.hpp"
 #include "asciinema/guard.hpp"
 #include "common/shell_quote.hpp"
 #include "osc52/filter.hpp"
@@ -24,6 +26,18 @@ asciinema::RecorderEnv recorder_env(const HostEnv& host) {
   return e;
 }
 
+// The same argv with the exec shim told it runs on blaude's pty, where it gives the command its
+// own process group (app/shim_isolation.hpp); nullopt if the argv has no shim.
+std::optional<std::vector<std::string>> shim_on_pty(const std::vector<std::string>& argv) {
+  for (size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] != sandbox::kSandboxSelf || argv[i + 1] != kExecShim) continue;
+    std::vector<std::string> v = argv;
+    v[i + 1] = kExecShimOnPty;
+    return v;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int supervise(const HostEnv& host, const cli::Options& o, const Launch& l) {
@@ -38,6 +52,7 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l) {
     }
     cmd.argv = prepared.argv;
     cmd.keep_fds = prepared.keep_fds;
+    cmd.pty_argv = shim_on_pty(cmd.argv);
     if (prepared.confine)
       cmd.pre_exec = {sandbox::bwrap::run_confinement, prepared.confine.get(), sandbox::bwrap::confine_step_name};
   } else {

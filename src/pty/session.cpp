@@ -532,11 +532,14 @@ void Session::flush_blocking(int timeout_ms) {
   }
 }
 
-// A sandboxed child can stop its own process group (kill(0, SIGSTOP)), which holds bwrap too:
-// then Ctrl-C, Ctrl-Z and Ctrl-\ would only queue signals for stopped processes. When one of
-// them is typed and the pty's foreground group is stopped, continue it first.
+// The pty's foreground group can stop with no job-control shell above it to continue it: a
+// sandboxed command that stops itself (kill(0, SIGSTOP), Ctrl-Z in cooked mode) in the group the
+// exec shim gave it (bwrap is not in it and keeps running), or a group of the child's own. Then
+// keys, Ctrl-C, Ctrl-Z and Ctrl-\ included, would only queue for stopped processes: the first
+// key typed continues the group, and reaches it. (Input is a few reads per keystroke; the check
+// is one ioctl and, when the group's leader exists, one read of its /proc stat.)
 void Session::wake_stopped_foreground(std::string_view input) {
-  if (input.find_first_of("\x03\x1a\x1c") == std::string_view::npos) return;
+  if (input.empty()) return;
   pid_t pg = tcgetpgrp(cfg_.master);
   if (pg <= 0 || proc_state(pg) != 'T') return;
   spdlog::warn("the child's foreground process group {} is stopped; continuing it", pg);

@@ -31,6 +31,9 @@ struct Command {
   std::optional<std::vector<std::string>> env;  // KEY=VALUE list; nullopt = blaude's environ
   std::vector<int> keep_fds;  // extra descriptors the child keeps at the same numbers (>= 3)
   PreExec pre_exec;
+  // When set: the argv to run instead when the child runs on blaude's own pty (not when the
+  // supervisor falls back to pipes mode on the user's terminal).
+  std::optional<std::vector<std::string>> pty_argv;
 };
 
 // Where argv[0] resolves with this PATH, or why it cannot run.

@@ -130,7 +130,9 @@ int run_pty(const std::string& path, const Command& cmd, const SuperviseOptions&
   termios child_modes = modes.original();
   if (ep->modes_fd >= 0 && tcgetattr(ep->modes_fd, &child_modes) != 0)
     child_modes = modes.original();
-  Child c = spawn_on_pty(path, cmd, &child_modes, have_ws ? &ws : nullptr);
+  Command on_pty = cmd;
+  if (cmd.pty_argv) on_pty.argv = *cmd.pty_argv;
+  Child c = spawn_on_pty(path, on_pty, &child_modes, have_ws ? &ws : nullptr);
   if (c.pid < 0) return report_exec_error(cmd.argv[0], c.exec_errno ? c.exec_errno : EIO, cmd, 0);
 
   // While the child execs (the other core), set up our side; check its exec afterwards.

@@ -15,8 +15,22 @@ constexpr unsigned char ESC = 0x1b, BEL = 0x07, CAN = 0x18, SUB = 0x1a, SO = 0x0
 // payloads the parser skips) only C0 controls can change the parser's state. For the lowest
 // byte that is < 0x20 the test is exact (borrows only run upwards), and bytes >= 0x80 never
 // match, so UTF-8 text is skipped at word speed.
+typedef unsigned char v16 __attribute__((vector_size(16)));
+
 const char* next_control(const char* p, const char* end) {
   constexpr uint64_t kOnes = 0x0101010101010101ull;
+  // 16 at a time with the compiler's vector extension (SSE2/NEON) while there are none; the
+  // word loop below then finds which.
+  while (end - p >= 16) {
+    v16 v;
+    std::memcpy(&v, p, 16);
+    v16 m = v < 0x20;
+    uint64_t lo, hi;
+    std::memcpy(&lo, &m, 8);
+    std::memcpy(&hi, reinterpret_cast<const char*>(&m) + 8, 8);
+    if (lo | hi) break;
+    p += 16;
+  }
   while (end - p >= 8) {
     uint64_t x;
     std::memcpy(&x, p, 8);
@@ -28,7 +42,105 @@ const char* next_control(const char* p, const char* end) {
   return p;
 }
 
+// The first byte at or after p that is not a CSI parameter byte (0x30-0x3f: digits, ':', ';',
+// and the markers < = > ?), eight at a time: a TUI's parameter runs are short and of every
+// length, where a byte loop mispredicts its exit on each one.
+const char* skip_param_bytes(const char* p, const char* end) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  while (end - p >= 8) {
+    uint64_t x;
+    std::memcpy(&x, p, 8);
+    uint64_t m = (x ^ (kOnes * 0x30)) & (kOnes * 0xf0);  // nonzero high nibble: not 0x3_
+    if (m) return p + (__builtin_ctzll(m) >> 3);
+    p += 8;
+  }
+  while (p < end && (static_cast<unsigned char>(*p) & 0xf0) == 0x30) ++p;
+  return p;
+}
+
+// Whether [p, end) (parameter bytes) holds a marker (< = > ?), which makes the state machine
+// ignore the sequence.
+bool has_marker(const char* p, const char* end) {
+  for (; p < end; ++p)
+    if (static_cast<unsigned char>(*p) >= '<') return true;
+  return false;
+}
+
+// Final bytes of a CSI that any marker/intermediate combination makes tracked (tracked_csi).
+bool maybe_tracked_final(unsigned char f) {
+  switch (f) {
+    case 'h': case 'l': case 'm': case 'n': case 'p': case 'q': case 'r': case 's': case 't': case 'u':
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Digits, ':' and ';' into `out`, as the state machine's digit()/separator() would.
+void parse_params(const char* p, const char* end, Params& out) {
+  out.clear();
+  uint32_t cur = Params::kNone;
+  bool colon = false;
+  const bool any = p < end;
+  for (; p < end; ++p) {
+    unsigned c = static_cast<unsigned char>(*p) - '0';
+    if (c <= 9u) {
+      cur = cur == Params::kNone ? c : std::min<uint32_t>(cur * 10 + c, Params::kCap);
+    } else {
+      out.add(cur, colon);
+      colon = c == ':' - '0';
+      cur = Params::kNone;
+    }
+  }
+  if (any) out.add(cur, colon);
+}
+
+// An SGR whose first parameter is 0 or empty sets every attribute from nothing: what came
+// before it no longer matters.
+bool sgr_starts_from_default(std::string_view p) {
+  size_t k = 0;
+  while (k < p.size() && p[k] == '0') ++k;
+  return k == p.size() || p[k] == ';';
+}
+
 }  // namespace
+
+// SGR is the one tracked sequence a TUI sends all the time (a colour per cell run, a reset
+// after it). Its parameters are kept as they came, from the last SGR that started from the
+// default on, and applied only when something reads the attributes: before any other dispatch,
+// at the end of each feed(), or when the log is full.
+void Tracker::log_sgr(std::string_view raw) {
+  if (sgr_starts_from_default(raw)) {
+    sgr_log_len_ = 0;
+    sgr_from_default_ = true;
+  }
+  if (sgr_log_len_ + raw.size() + 1 > kSgrLog) {
+    apply_sgr_log();
+    if (raw.size() + 1 > kSgrLog) {  // longer than the log: apply it now
+      parse_params(raw.data(), raw.data() + raw.size(), params_);
+      apply_sgr(st_.cur.sgr, params_);
+      return;
+    }
+  }
+  std::memcpy(sgr_log_.data() + sgr_log_len_, raw.data(), raw.size());
+  sgr_log_len_ = static_cast<uint16_t>(sgr_log_len_ + raw.size());
+  sgr_log_[sgr_log_len_++] = 'm';
+}
+
+void Tracker::apply_sgr_log() {
+  if (sgr_from_default_) st_.cur.sgr = Sgr{};
+  sgr_from_default_ = false;
+  const char* p = sgr_log_.data();
+  const char* end = p + sgr_log_len_;
+  sgr_log_len_ = 0;
+  Params ps;
+  while (p < end) {
+    const char* m = static_cast<const char*>(std::memchr(p, 'm', static_cast<size_t>(end - p)));
+    parse_params(p, m, ps);
+    apply_sgr(st_.cur.sgr, ps);
+    p = m + 1;
+  }
+}
 
 void Tracker::feed(std::string_view in, uint64_t now_ms) {
   now_ = now_ms;
@@ -56,6 +168,7 @@ void Tracker::feed(std::string_view in, uint64_t now_ms) {
         i = step_string(in, i);
     }
   }
+  settle();
 }
 
 // The parameters of a CSI, in one tight loop: most of the escape bytes of a TUI's output are
@@ -82,7 +195,8 @@ size_t Tracker::step_ground(std::string_view in, size_t i) {
     if (c == ESC) {
       size_t at = static_cast<size_t>(p - in.data());
       size_t done = whole_csi(in, at + 1);
-      if (done) {  // dispatched at once; back to text
+      if (!done) done = whole_osc(in, at + 1);
+      if (done) {  // dispatched at once; back to text (an OSC's closing ESC is read next)
         p = in.data() + done - 1;
         continue;
       }
@@ -118,33 +232,52 @@ size_t Tracker::whole_csi(std::string_view in, size_t i) {
   char prefix = 0;
   if (j < n && in[j] >= '<' && in[j] <= '?') prefix = in[j++];
   const size_t params = j;
-  while (j < n && in[j] >= '0' && in[j] <= ';') ++j;  // digits, ':' and ';'
+  j = static_cast<size_t>(skip_param_bytes(in.data() + j, in.data() + n) - in.data());
   const size_t params_end = j;
   uint8_t ilen = 0;
   char interm = 0;
   while (j < n && in[j] >= 0x20 && in[j] <= 0x2f) interm = in[j++], ++ilen;
   if (j >= n || in[j] < 0x40 || in[j] > 0x7e) return 0;
   const unsigned char f = static_cast<unsigned char>(in[j]);
+  // Cursor moves, erases and the like (most of a TUI's sequences): nothing to read.
+  if (!maybe_tracked_final(f)) return j + 1;
+  // A marker among the parameters: the state machine ignores the whole sequence.
+  if (has_marker(in.data() + params, in.data() + params_end)) return j + 1;
   if (!tracked_csi(prefix, ilen, interm, f)) return j + 1;
-  params_.clear();
-  uint32_t cur = Params::kNone;
-  bool colon = false;
-  for (size_t k = params; k < params_end; ++k) {
-    unsigned c = static_cast<unsigned char>(in[k]) - '0';
-    if (c <= 9u) {
-      cur = cur == Params::kNone ? c : std::min<uint32_t>(cur * 10 + c, Params::kCap);
-    } else {
-      params_.add(cur, colon);
-      colon = c == ':' - '0';
-      cur = Params::kNone;
-    }
+  if (f == 'm' && !prefix && !ilen) {
+    log_sgr(in.substr(params, params_end - params));
+    return j + 1;
   }
-  if (params_end > params) params_.add(cur, colon);
+  parse_params(in.data() + params, in.data() + params_end, params_);
   prefix_ = prefix;
   interm_len_ = ilen > 2 ? 3 : ilen;
   interm_[0] = interm;
   csi_dispatch(f);
   return j + 1;
+}
+
+// The same for a whole `ESC ] Ps ; text` with its BEL or ESC inside this read and no other
+// control in it (titles, OSC 8 links): what the state machine does, in one pass. An ESC that
+// ends it is left to be read next, from the ground state, as the machine reads it from Esc.
+size_t Tracker::whole_osc(std::string_view in, size_t i) {
+  const size_t n = in.size();
+  if (i >= n || in[i] != ']') return 0;
+  size_t j = i + 1;
+  uint32_t num = 0;
+  for (; j < n && in[j] >= '0' && in[j] <= '9'; ++j) num = num > 100000 ? num : num * 10 + uint32_t(in[j] - '0');
+  if (j >= n || in[j] != ';') return 0;
+  const char* text = in.data() + j + 1;
+  const char* p = next_control(text, in.data() + n);
+  if (p == in.data() + n || (*p != BEL && *p != ESC)) return 0;
+  const size_t len = static_cast<size_t>(p - text);
+  if (num <= 2 && len <= Title::kMax) {  // as end_osc(); a longer title is not kept
+    title_.code = static_cast<uint8_t>(num);
+    title_.set = true;
+    title_.len = static_cast<uint16_t>(len);
+    std::memcpy(title_.text.data(), text, len);
+  }
+  const size_t end = static_cast<size_t>(p - in.data());
+  return *p == BEL ? end + 1 : end;
 }
 
 // A string payload: skip (or, for a title, keep) everything up to the next control.
@@ -318,6 +451,7 @@ void Tracker::step_dcs_entry(unsigned char c) {
 }
 
 void Tracker::esc_dispatch(unsigned char f) {
+  settle();
   if (interm_len_ == 0) {
     switch (f) {
       case '7': save_cursor(st_); break;
@@ -334,6 +468,7 @@ void Tracker::esc_dispatch(unsigned char f) {
 
 void Tracker::csi_dispatch(unsigned char f) {
   if (interm_len_ > 1) return;
+  settle();
   if (prefix_) csi_private(f);
   else csi_plain(f);
 }

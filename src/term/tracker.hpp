@@ -68,6 +68,7 @@ private:
   size_t step_string(std::string_view in, size_t i);
   size_t scan_params(std::string_view in, size_t i);
   size_t whole_csi(std::string_view in, size_t i);
+  size_t whole_osc(std::string_view in, size_t i);
   void step(unsigned char c);
   void step_esc(unsigned char c);
   void step_csi(unsigned char c);
@@ -81,6 +82,12 @@ private:
   void csi_plain(unsigned char final);
   void title_op();
   void add_interm(unsigned char c);
+  void log_sgr(std::string_view raw);
+  void apply_sgr_log();
+  // The attributes brought up to date: nothing outside feed() sees the log.
+  void settle() {
+    if (sgr_log_len_ || sgr_from_default_) apply_sgr_log();
+  }
 
   TermState st_;
   Title title_;
@@ -93,6 +100,11 @@ private:
   bool osc_title_long_ = false;
   Title pending_title_;
   uint64_t now_ = 0, string_since_ = 0;
+  // SGR parameter strings not yet applied to st_.cur.sgr, each followed by 'm' (log_sgr).
+  static constexpr size_t kSgrLog = 192;
+  std::array<char, kSgrLog> sgr_log_{};
+  uint16_t sgr_log_len_ = 0;
+  bool sgr_from_default_ = false;  // the log starts from the default attributes
 };
 
 }  // namespace blaude::term

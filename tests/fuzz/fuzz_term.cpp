@@ -1,5 +1,6 @@
 // libFuzzer target for the terminal state tracker. Invariants:
-//  - cutting the input into two reads changes neither the state nor undo();
+//  - cutting the input into two reads, or into reads of one byte, changes neither the state
+//    nor undo() (the one-pass paths agree with the state machine);
 //  - the tracker only observes: it sees the caller's bytes through a const view, and a copy
 //    made before feeding is byte-identical afterwards (the byte-preservation invariant of the
 //    output path is checked on the whole filter in fuzz_output_filter);
@@ -52,6 +53,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   split.feed(in.substr(cut));
   require(split.state() == whole.state());
   require(split.mid_sequence() == whole.mid_sequence());
+  // One byte per read: every sequence goes through the byte-at-a-time state machine, none
+  // through the one-pass paths (whole CSIs, the SGR log): both must end in the same state.
+  Tracker bytes;
+  for (char c : in) bytes.feed(std::string_view(&c, 1));
+  require(bytes.state() == whole.state());
+  require(bytes.mid_sequence() == whole.mid_sequence());
+  require(bytes.title().set == whole.title().set && bytes.title().code == whole.title().code &&
+          bytes.title().view() == whole.title().view());
   const std::string u = undo(whole);
   require(undo(split) == u);
 

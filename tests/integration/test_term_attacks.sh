@@ -3,7 +3,8 @@
 # real blaude, with tmux as the user's terminal:
 #  1. an OSC 52 read request with no clipboard tool (no DISPLAY): tmux with set-clipboard on
 #     would answer it with its paste buffer (the user's copies) into the sandbox;
-#  2. kill(0, SIGSTOP) inside: it stops bwrap too, which would freeze the session;
+#  2. kill(0, SIGSTOP) inside: it stopped bwrap too, which froze the session; ptrace of the
+#     sandbox's init (which could then stop bwrap, or hold the session open forever);
 #  3. a stopped foreground process group that is not bwrap: Ctrl-C must still reach it;
 #  4. O_NONBLOCK left on the user's terminal when blaude is SIGKILLed after it could not reopen
 #     the terminal (the pts belongs to another uid, as after su / sudo -u / setpriv).
@@ -52,17 +53,51 @@ tm_wait '^END-ask$' 120 >/dev/null || fail "blaude with ask.py did not end"
 check "under blaude (sandboxed, no clipboard tool): no answer reaches the child" tm_wait '^REPLY\[\]' 5
 check "... and the log says the read request was removed" grep -q "removed a read request" "$LOG"
 
-# --- 2. kill(0, SIGSTOP) inside the sandbox -----------------------------------------------------
-tm_run "$AS sh -c 'kill -STOP 0; echo CONTINUED-direct'; echo END-stop-direct"
-check "control: run directly, kill(0, SIGSTOP) stops it (the shell reports a stopped job)" \
+# --- 2. kill(0, SIGSTOP) inside the sandbox; ptrace of the sandbox's init --------------------
+# The exec shim gives the command its own process group in the foreground of blaude's pty, and a
+# Landlock domain nested in bwrap's: bwrap and the init are in a group nothing inside can name,
+# and out of ptrace's (and signals') reach. Controls: the same attacks under bare bwrap.
+BARE="bwrap --ro-bind / / --dev /dev --proc /proc --unshare-user --unshare-pid --die-with-parent"
+tm_run "$AS $BARE sh -c 'kill -STOP 0; echo CONTINUED-direct'; echo END-stop-direct"
+check "control: under bare bwrap, kill(0, SIGSTOP) inside stops bwrap (the shell reports it stopped)" \
   tm_wait 'Stopped' 30
 tm_run "kill -9 %1; wait %1; echo JOB-GONE"
 tm_wait '^JOB-GONE' 20 >/dev/null || fail "the stopped job of the control did not go"
 : >"$LOG"
-tm_run "$AS $BLAUDE --exec sh -c 'kill -STOP 0; echo CONTINUED; exit 7'; echo END-stop=\$?"
-check "under blaude: the sandbox is continued and goes on" tm_wait '^CONTINUED' 120
-check "... and its exit status comes through" tm_wait '^END-stop=7' 60
-check "... blaude noticed the stopped child" grep -q "was stopped by signal 19; continuing it" "$LOG"
+tm_run "$AS $BLAUDE --exec sh -c 'echo STOPPING; kill -STOP 0; echo CONTINUED; exit 7'; echo END-stop=\$?"
+tm_wait '^STOPPING' 120 >/dev/null || fail "the kill(0, SIGSTOP) child did not start under blaude"
+bp=$(pgrep -P "$(tm_pane_pid)" | head -n1)
+bw=$(pgrep -P "$bp" -x bwrap | head -n1)
+[ -n "$bw" ] || fail "no bwrap under blaude ($bp)"
+inner_stopped() {  # a process of this command line in state T (the sh inside, if it worked)
+  local p
+  for p in $(pgrep -f 'echo STOPPING; kill -STOP 0'); do
+    case "$(ps -o stat= -p "$p")" in T*) return 0 ;; esac
+  done
+  return 1
+}
+check "under blaude: the command stopped itself (its own group)" wait_until inner_stopped
+check_eq "... and bwrap did not stop (state S, not T)" S "$(ps -o stat= -p "$bw" | cut -c1)"
+check "... nor did blaude see its child stop" not grep -q "was stopped by signal" "$LOG"
+tm_enter
+check "a key typed continues the stopped foreground group, and it goes on" tm_wait '^CONTINUED' 30
+check "... with its exit status" tm_wait '^END-stop=7' 60
+check "... the log says so" grep -q "foreground process group .* is stopped; continuing it" "$LOG"
+sync
+
+cat >"$WS/ptr.py" <<'PY'
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+r = libc.ptrace(0x4206, 1, 0, 0)  # PTRACE_SEIZE the sandbox's init (pid 1)
+print("SEIZE-%s" % ("ok" if r == 0 else os.strerror(ctypes.get_errno()).replace(" ", "-")), flush=True)
+PY
+chmod 644 "$WS/ptr.py"
+tm_run "$AS $BARE python3 ptr.py; echo END-ptr-direct"
+check "control: under bare bwrap, the command can ptrace the sandbox's init" tm_wait '^SEIZE-ok' 60
+tm_wait '^END-ptr-direct' 60 >/dev/null || fail "bare bwrap with ptr.py did not end"
+tm_run "$AS $BLAUDE --exec python3 ptr.py; echo END-ptr"
+check "under blaude: ptrace of the sandbox's init is refused" tm_wait '^SEIZE-Operation-not-permitted' 120
+tm_wait '^END-ptr$' 60 >/dev/null || fail "blaude with ptr.py did not end"
 
 # --- 3. a stopped foreground group that is not bwrap; Ctrl-C ------------------------------------
 # The child puts a grandchild in its own process group in the foreground, which stops itself;
