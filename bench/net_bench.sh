@@ -62,7 +62,7 @@ BL=$!
 bpid="" relay="" ptid=""
 for _ in $(seq 200); do
   bpid=$(pgrep -u 65534 -xf "$BLAUDE --allow-domain 127.0.0.1:$P --exec sleep 15" || true)
-  relay=$(pgrep -u 65534 -f "^/run/blaude/blaude __net-relay .*-- sleep 15" || true)
+  relay=$(pgrep -u 65534 -f "^/run/blaude/blaude __net-relay .*-- (/run/blaude/blaude __exec )?sleep 15$" || true)
   ptid=""
   [ -n "$bpid" ] && for t in /proc/"$bpid"/task/*; do [ "$(cat "$t/comm" 2>/dev/null)" = blaude-net ] && ptid=${t##*/}; done
   [ -n "$relay" ] && [ -n "$ptid" ] && break
