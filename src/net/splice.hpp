@@ -9,6 +9,8 @@
 //  - the streams' fds are watched with one uv_poll_t each while the splice runs (the streams
 //    themselves must not read or write meanwhile); a bounded amount moves per wakeup, so one
 //    busy tunnel cannot starve the others.
+// SIGPIPE: splice(2) into a socket whose peer is gone raises it; the thread running the loop
+// must block or ignore it (blaude's proxy thread blocks every signal, the relay ignores it).
 // The owner keeps the streams; it calls stop() (or waits for `done`) BEFORE closing them, so no
 // poll watches a closed fd. The poll handles free themselves; a Splice may be destroyed any time
 // after stop()/done.
