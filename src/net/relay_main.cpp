@@ -57,8 +57,9 @@ int listen_on(const std::string& addr, uint16_t port) {
   return fd.release();
 }
 
-// Each relayed connection holds two descriptors: raise the soft limit as far as the hard one
-// allows and size the connection limit to it, so a flood meets the limit, not EMFILE.
+// Each relayed connection holds two sockets, and a pipe (two descriptors) for each direction
+// while its destination is full: raise the soft limit as far as the hard one allows and size
+// the connection limit to it, so a flood meets the limit, not EMFILE.
 size_t connection_budget() {
   rlimit rl{};
   if (::getrlimit(RLIMIT_NOFILE, &rl) == 0) {
@@ -68,7 +69,7 @@ size_t connection_budget() {
       ::setrlimit(RLIMIT_NOFILE, &rl);
     }
     ::getrlimit(RLIMIT_NOFILE, &rl);
-    if (rl.rlim_cur > 128) return std::min<size_t>(4096, size_t(rl.rlim_cur - 64) / 2);
+    if (rl.rlim_cur > 128) return std::min<size_t>(4096, size_t(rl.rlim_cur - 64) / 6);
   }
   return 32;
 }
