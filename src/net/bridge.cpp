@@ -46,6 +46,7 @@ void Bridge::splice(std::string to_unix, std::string to_tcp) {
 void Bridge::close() {
   if (closing_) return;
   closing_ = true;
+  if (splice_) splice_->stop();  // its polls watch the fds closed below
   tcp_.data = this;  // the splice pointed both at its directions
   pipe_.data = this;
   uv_close(reinterpret_cast<uv_handle_t*>(&tcp_), on_closed);

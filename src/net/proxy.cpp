@@ -405,6 +405,7 @@ void ProxyConn::on_timer(uv_timer_t* t) {
 void ProxyConn::close() {
   if (state_ == State::Closing) return;
   state_ = State::Closing;
+  if (splice_) splice_->stop();  // its polls watch the fds closed below
   abandon_resolve();
   client_.data = this;  // the splice pointed it at its direction
   if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&client_))) uv_close(reinterpret_cast<uv_handle_t*>(&client_), on_closed);

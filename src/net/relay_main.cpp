@@ -57,8 +57,9 @@ int listen_on(const std::string& addr, uint16_t port) {
   return fd.release();
 }
 
-// Each relayed connection holds two descriptors: raise the soft limit as far as the hard one
-// allows and size the connection limit to it, so a flood meets the limit, not EMFILE.
+// Each relayed connection holds two sockets, and a pipe (two descriptors) for each direction
+// while its destination is full: raise the soft limit as far as the hard one allows and size
+// the connection limit to it, so a flood meets the limit, not EMFILE.
 size_t connection_budget() {
   rlimit rl{};
   if (::getrlimit(RLIMIT_NOFILE, &rl) == 0) {
@@ -68,7 +69,7 @@ size_t connection_budget() {
       ::setrlimit(RLIMIT_NOFILE, &rl);
     }
     ::getrlimit(RLIMIT_NOFILE, &rl);
-    if (rl.rlim_cur > 128) return std::min<size_t>(4096, size_t(rl.rlim_cur - 64) / 2);
+    if (rl.rlim_cur > 128) return std::min<size_t>(4096, size_t(rl.rlim_cur - 64) / 6);
   }
   return 32;
 }
@@ -105,7 +106,7 @@ size_t connection_budget() {
 
 }  // namespace
 
-int relay_main(const std::vector<std::string>& args) {
+int relay_main(const std::vector<std::string>& args, const ExecCommand& exec) {
   auto parsed = parse_relay_args(args);
   if (auto* e = std::get_if<std::string>(&parsed)) return fail(*e);
   RelaySpec spec = std::get<RelaySpec>(std::move(parsed));
@@ -141,12 +142,16 @@ int relay_main(const std::vector<std::string>& args) {
   for (const auto& l : cfg.listeners) ::close(l.fd);
   if (cfg.control_fd >= 0) ::close(cfg.control_fd);
 
+  return exec(spec.command);
+}
+
+int exec_command_path(std::vector<std::string>& command) {
   std::vector<char*> argv;
-  for (auto& a : spec.command) argv.push_back(a.data());
+  for (auto& a : command) argv.push_back(a.data());
   argv.push_back(nullptr);
   ::execvp(argv[0], argv.data());
   int err = errno;
-  std::fprintf(stderr, "blaude: %s: %s\n", spec.command[0].c_str(), err == ENOENT ? "command not found" : std::strerror(err));
+  std::fprintf(stderr, "blaude: %s: %s\n", command[0].c_str(), err == ENOENT ? "command not found" : std::strerror(err));
   return err == ENOENT ? 127 : 126;
 }
 

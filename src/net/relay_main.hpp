@@ -5,6 +5,7 @@
 // open its descriptors), then execs CMD, which keeps its pid, terminal and exit status.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -45,7 +46,12 @@ std::vector<std::string> relay_argv(const RelaySpec& spec);
 // Its inverse (after kRelayCommand). Pure.
 std::variant<RelaySpec, std::string> parse_relay_args(const std::vector<std::string>& args);
 
-// The wrapper itself. Returns only on failure (exit code); on success it has exec'd CMD.
-int relay_main(const std::vector<std::string>& args);
+// Starts CMD in this process (execs it); returns only on failure, with the exit code.
+using ExecCommand = std::function<int(std::vector<std::string>& command)>;
+int exec_command_path(std::vector<std::string>& command);  // execvp; 127 not found, 126 else
+
+// The wrapper itself. Returns only on failure (exit code); on success it has exec'd CMD through
+// `exec` (the app passes one that runs blaude's exec shim in this process: one exec fewer).
+int relay_main(const std::vector<std::string>& args, const ExecCommand& exec = exec_command_path);
 
 }  // namespace blaude::net

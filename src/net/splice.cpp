@@ -1,110 +1,215 @@
 #include "net/splice.hpp"
 
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+
 namespace blaude::net {
+
+namespace {
+
+// Pipe-fulls per direction per wakeup: bounded, so one busy tunnel cannot starve the loop's
+// others (the fds are level-triggered: what is left is reported again at once).
+constexpr int kRounds = 4;
+constexpr size_t kMaxSplice = size_t(1) << 20;
+constexpr unsigned kFlags = SPLICE_F_NONBLOCK | SPLICE_F_MOVE;
+
+// Some clients and servers never read what they get sent (a refused request's body, a peer that
+// stops reading). SIGPIPE never interrupts anything here: blaude's proxy thread blocks every
+// signal and the relay ignores SIGPIPE, so EPIPE is an ordinary error.
+
+}  // namespace
+
+std::unique_ptr<Pipe> ReadScratch::take_pipe() {
+  if (!free_pipes.empty()) {
+    auto p = std::move(free_pipes.back());
+    free_pipes.pop_back();
+    return p;
+  }
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) return nullptr;
+  auto p = std::make_unique<Pipe>();
+  p->r.reset(fds[0]);
+  p->w.reset(fds[1]);
+  // A bigger pipe moves more per splice call. Refused (over the user's pipe quota) or capped
+  // by pipe-max-size: the default pipe works the same, just in smaller steps.
+  if (pipe_size > 0) (void)::fcntl(fds[1], F_SETPIPE_SZ, int(pipe_size));
+  return p;
+}
+
+void ReadScratch::give_pipe(std::unique_ptr<Pipe> p) {
+  if (p && p->bytes == 0 && free_pipes.size() < kKeepFree) free_pipes.push_back(std::move(p));
+}
 
 Splice::Splice(uv_stream_t* a, uv_stream_t* b, ReadScratch* scratch, std::function<void(bool)> done)
     : scratch_(scratch), done_(std::move(done)) {
-  ab_.self = ba_.self = this;
-  ab_.src = ba_.dst = a;
-  ab_.dst = ba_.src = b;
+  ea_.self = eb_.self = this;
+  uv_os_fd_t fa = -1, fb = -1;
+  uv_fileno(reinterpret_cast<uv_handle_t*>(a), &fa);
+  uv_fileno(reinterpret_cast<uv_handle_t*>(b), &fb);
+  ea_.fd = fa;
+  eb_.fd = fb;
+  ab_.src = ba_.dst = &ea_;
+  ab_.dst = ba_.src = &eb_;
+  loop_ = a->loop;
+}
+
+Splice::~Splice() { close_polls(); }
+
+size_t Splice::buffered() const {
+  size_t n = 0;
+  for (const Dir* d : {&ab_, &ba_}) n += d->first.size() - d->first_off + (d->pipe ? d->pipe->bytes : 0);
+  return n;
 }
 
 void Splice::start(std::string to_b, std::string to_a) {
-  // Each stream is the source of exactly one direction: its data names that direction.
-  ab_.src->data = &ab_;
-  ba_.src->data = &ba_;
-  begin(ab_, std::move(to_b));
-  if (!finished_) begin(ba_, std::move(to_a));
-}
-
-void Splice::begin(Dir& d, std::string first) {
-  if (first.empty()) return read(d);
-  d.pending = std::move(first);
-  queue(d);
-}
-
-void Splice::read(Dir& d) {
-  if (finished_ || d.eof) return;
-  int rc = uv_read_start(d.src, on_alloc, on_read);
-  if (rc != 0 && rc != UV_EALREADY) finish(false);
-}
-
-void Splice::on_alloc(uv_handle_t* h, size_t, uv_buf_t* buf) {
-  auto* d = static_cast<Dir*>(h->data);
-  ReadScratch* s = d->self->scratch_;
-  *buf = uv_buf_init(s->buf.data(), unsigned(s->buf.size()));
-}
-
-void Splice::on_read(uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
-  auto* d = static_cast<Dir*>(s->data);
-  Splice* self = d->self;
-  if (self->finished_) return;
-  if (n > 0) return self->write_through(*d, buf->base, size_t(n));
-  if (n == UV_EOF) {
-    d->eof = true;
-    uv_read_stop(s);
-    if (!d->writing) self->end_of(*d);
-    return;
+  ab_.first = std::move(to_b);
+  ba_.first = std::move(to_a);
+  for (End* e : {&ea_, &eb_}) {
+    e->poll = new uv_poll_t{};
+    // The stream is idle (no read, no write queued), so its own watcher is off; a stream with a
+    // write still in flight would make this fail with EEXIST (no caller does that).
+    if (int rc = e->fd < 0 ? UV_EBADF : uv_poll_init_socket(loop_, e->poll, e->fd); rc != 0) {
+      delete e->poll;
+      e->poll = nullptr;
+      spdlog::warn("net: cannot watch a tunnel's socket: {}", uv_strerror(rc));
+      return finish(false);
+    }
+    e->poll->data = e;
   }
-  if (n < 0) self->finish(false);
+  pump(ab_);
+  if (!finished_) pump(ba_);
+  if (!finished_) update();
 }
 
-void Splice::write_through(Dir& d, const char* data, size_t n) {
-  uv_buf_t b = uv_buf_init(const_cast<char*>(data), unsigned(n));
-  int w = uv_try_write(d.dst, &b, 1);
-  if (w == int(n)) return;
-  if (w < 0 && w != UV_EAGAIN) return finish(false);
-  size_t sent = w > 0 ? size_t(w) : 0;
-  d.pending.assign(data + sent, n - sent);
-  uv_read_stop(d.src);  // backpressure: nothing more from this source until the rest is out
-  queue(d);
+void Splice::on_poll(uv_poll_t* p, int status, int events) {
+  auto* e = static_cast<End*>(p->data);
+  Splice* s = e->self;
+  if (s->finished_) return;
+  if (status < 0) return s->finish(false);
+  Dir& from_e = e == &s->ea_ ? s->ab_ : s->ba_;
+  Dir& to_e = e == &s->ea_ ? s->ba_ : s->ab_;
+  if (events & UV_WRITABLE) s->pump(to_e);
+  if (!s->finished_ && (events & UV_READABLE)) s->pump(from_e);
+  if (!s->finished_) s->update();
 }
 
-void Splice::queue(Dir& d) {
-  d.writing = true;
-  uv_buf_t b = uv_buf_init(d.pending.data(), unsigned(d.pending.size()));
-  d.wreq.data = &d;
-  if (uv_write(&d.wreq, d.dst, &b, 1, on_write) != 0) {
-    d.writing = false;
-    finish(false);
+// Moves what the direction can without blocking: the preamble and the pipe first, then up to
+// kRounds pipe-fulls from the source. A direction left with bytes keeps its pipe (blocked).
+void Splice::pump(Dir& d) {
+  for (int i = 0; i < kRounds && !finished_; ++i) {
+    if (!flush(d)) break;
+    if (d.eof) {
+      end_of(d);
+      break;
+    }
+    if (!d.pipe && !(d.pipe = scratch_->take_pipe())) {
+      spdlog::warn("net: no pipe for a tunnel: {}", std::strerror(errno));
+      return finish(false);
+    }
+    ssize_t n = ::splice(d.src->fd, nullptr, d.pipe->w.get(), nullptr, kMaxSplice, kFlags);
+    if (n > 0) {
+      d.pipe->bytes += size_t(n);
+    } else if (n == 0) {
+      d.eof = true;  // passed on below, once the pipe is empty
+    } else if (errno == EAGAIN) {
+      break;
+    } else if (errno != EINTR) {
+      return finish(false);
+    }
+    if (!flush(d)) break;  // never leave bytes in the pipe without waiting for dst
+    if (d.eof) {
+      end_of(d);
+      break;
+    }
   }
+  if (d.pipe && d.pipe->bytes == 0) scratch_->give_pipe(std::move(d.pipe));
 }
 
-void Splice::on_write(uv_write_t* req, int status) {
-  auto* d = static_cast<Dir*>(req->data);
-  Splice* self = d->self;
-  d->writing = false;
-  std::string().swap(d->pending);  // an idle tunnel keeps no buffer
-  if (self->finished_) return;
-  if (status < 0) return self->finish(false);
-  if (d->eof) return self->end_of(*d);
-  self->read(*d);
+// Writes the preamble, then the pipe, to the destination. false: blocked (dst full) or failed.
+bool Splice::flush(Dir& d) {
+  while (d.first_off < d.first.size()) {
+    ssize_t n = ::send(d.dst->fd, d.first.data() + d.first_off, d.first.size() - d.first_off,
+                       MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      d.first_off += size_t(n);
+    } else if (errno == EAGAIN) {
+      d.blocked = true;
+      return false;
+    } else if (errno != EINTR) {
+      finish(false);
+      return false;
+    }
+  }
+  if (!d.first.empty()) {
+    std::string().swap(d.first);
+    d.first_off = 0;
+  }
+  while (d.pipe && d.pipe->bytes > 0) {
+    ssize_t n = ::splice(d.pipe->r.get(), nullptr, d.dst->fd, nullptr, d.pipe->bytes, kFlags);
+    if (n > 0) {
+      d.pipe->bytes -= size_t(n);
+    } else if (n < 0 && errno == EAGAIN) {
+      d.blocked = true;
+      return false;
+    } else if (n == 0 || errno != EINTR) {
+      finish(false);
+      return false;
+    }
+  }
+  d.blocked = false;
+  return true;
 }
 
 // The source said EOF and everything before it was written: pass the half-close on.
 void Splice::end_of(Dir& d) {
-  d.sreq.data = &d;
-  if (uv_shutdown(&d.sreq, d.dst, on_shutdown) != 0) {
-    d.shut = true;
-    if (ab_.shut && ba_.shut) finish(true);
+  if (d.shut) return;
+  d.shut = true;
+  ::shutdown(d.dst->fd, SHUT_WR);  // ENOTCONN: the peer is gone; this direction is over either way
+  if (ab_.shut && ba_.shut) finish(true);
+}
+
+// What each fd is watched for: readable while its outgoing direction may read (not at EOF, not
+// blocked), writable while its incoming direction is blocked on it. Nothing: the poll stops.
+int Splice::wanted(const End& e) const {
+  const Dir& out = &e == &ea_ ? ab_ : ba_;
+  const Dir& in = &e == &ea_ ? ba_ : ab_;
+  int ev = 0;
+  if (!out.eof && !out.blocked) ev |= UV_READABLE;
+  if (in.blocked) ev |= UV_WRITABLE;
+  return ev;
+}
+
+void Splice::update() {
+  for (End* e : {&ea_, &eb_}) {
+    int ev = wanted(*e);
+    if (ev == e->events || !e->poll) continue;
+    e->events = ev;
+    if (uv_poll_start(e->poll, ev, on_poll) != 0) return finish(false);
   }
 }
 
-void Splice::on_shutdown(uv_shutdown_t* req, int status) {
-  auto* d = static_cast<Dir*>(req->data);
-  Splice* self = d->self;
-  d->shut = true;
-  if (self->finished_) return;
-  // ENOTCONN/EPIPE: the peer is gone; that direction is over either way.
-  (void)status;
-  if (self->ab_.shut && self->ba_.shut) self->finish(true);
+void Splice::stop() {
+  finished_ = true;
+  done_ = nullptr;
+  close_polls();
+}
+
+void Splice::close_polls() {
+  for (End* e : {&ea_, &eb_}) {
+    if (!e->poll) continue;
+    uv_close(reinterpret_cast<uv_handle_t*>(e->poll), [](uv_handle_t* h) { delete reinterpret_cast<uv_poll_t*>(h); });
+    e->poll = nullptr;
+  }
 }
 
 void Splice::finish(bool ok) {
   if (finished_) return;
   finished_ = true;
-  uv_read_stop(ab_.src);
-  uv_read_stop(ba_.src);
+  close_polls();  // before `done`: the owner closes the streams, and with them the fds
   auto done = std::move(done_);
   if (done) done(ok);
 }

@@ -2,6 +2,8 @@
 """Servers for the network tests, each on a free port chosen by the kernel.
 
   net_servers.py http  PORTFILE ADDR            HTTP: GET /echo-host answers the Host header,
+                                                GET /bytes/N answers N bytes (random.Random(N)),
+                                                POST /sha256 answers the body's SHA-256 (hex),
                                                 GET /PATH answers "body:PATH"
   net_servers.py https PORTFILE ADDR CERT KEY   the same over TLS
   net_servers.py udp   PORTFILE ADDR LOGFILE    appends every datagram to LOGFILE
@@ -9,7 +11,9 @@
                                                 (without the leading NUL); logs each accept
 PORTFILE gets the port once the server listens (written atomically).
 """
+import hashlib
 import os
+import random
 import socket
 import ssl
 import sys
@@ -30,8 +34,25 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
+        if self.path.startswith("/bytes/"):
+            n = int(self.path[len("/bytes/"):])
+            return self.answer(random.Random(n).randbytes(n))
         body = ("host:" + str(self.headers.get("Host")) if self.path == "/echo-host"
                 else "body:" + self.path).encode() + b"\n"
+        self.answer(body)
+
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length", "0"))
+        h = hashlib.sha256()
+        while n > 0:
+            part = self.rfile.read(min(n, 1 << 20))
+            if not part:
+                break
+            h.update(part)
+            n -= len(part)
+        self.answer((h.hexdigest() + "\n").encode())
+
+    def answer(self, body):
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Connection", "close")
