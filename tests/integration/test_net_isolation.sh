@@ -73,7 +73,8 @@ cat /proc/\$relay/maps >/dev/null 2>&1 && echo relay-maps-readable || echo relay
 ls /proc/\$relay/fd >/dev/null 2>&1 && echo relay-fds-readable || echo relay-fds-denied
 cat /proc/\$\$/maps >/dev/null 2>&1 && echo own-maps-readable
 kill -9 \$relay && echo relay-killed
-while [ -e /proc/\$relay/cmdline ] && tr '\0' ' ' </proc/\$relay/cmdline | grep -q __net-relay; do :; done
+n=0  # bounded: a relay that outlives the kill fails the check below instead of hanging the test
+while [ \$n -lt 1000 ] && [ -e /proc/\$relay/cmdline ] && tr '\0' ' ' </proc/\$relay/cmdline | grep -q __net-relay; do n=\$((n + 1)); sleep 0.01; done
 curl -sS http://$W/after >/dev/null 2>&1 || echo after-kill-no-network
 echo session-goes-on
 SH
