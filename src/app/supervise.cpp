@@ -13,11 +13,15 @@
 #include "common/shell_quote.hpp"
 #include "osc52/filter.hpp"
 #include "pty/supervisor.hpp"
+#include "sandbox/bwrap/held.hpp"
 #include "sandbox/bwrap/launch.hpp"
 
 namespace blaude::app {
 
 namespace {
+
+constexpr const char* kChangedHint =
+    "Something changed the workspace while blaude was starting (another session?); nothing ran. Run blaude again.";
 
 asciinema::RecorderEnv recorder_env(const HostEnv& host) {
   asciinema::RecorderEnv e;
@@ -46,6 +50,9 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l) {
   if (l.sandboxed) {
     try {
       prepared = sandbox::bwrap::prepare_launch(l.plan);
+    } catch (const sandbox::bwrap::HeldPathChanged& e) {
+      print(Failure{std::string("the sandbox did not start: ") + e.what(), kChangedHint});
+      return 1;
     } catch (const std::system_error& e) {
       print(Failure{std::string("cannot prepare the sandbox: ") + e.what(), ""});
       return 1;
@@ -94,13 +101,20 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l) {
   // The protections are made by a helper inside the sandbox before the command starts: if it
   // could not make them all, bwrap stopped before the command and this says why.
   if (auto why = sandbox::bwrap::protect_outcome(prepared); !why.empty()) {
-    print(Failure{"the sandbox did not start: " + why,
-                  "Something changed the workspace while blaude was starting (another session?); nothing ran. Run blaude again."});
+    print(Failure{"the sandbox did not start: " + why, kChangedHint});
     return 1;
   }
   if (l.sandboxed && rc == 1) {
-    auto why = sandbox::bwrap::explain_failure(l.bwrap);
-    if (!why.empty()) print(Failure{why[0], why[1]});
+    // bwrap could not make its user namespace (AppArmor, sysctls), or refused a held bind whose
+    // path was swapped after blaude checked it (held.hpp): say which.
+    if (auto why = sandbox::bwrap::explain_failure(l.bwrap); !why.empty()) {
+      print(Failure{why[0], why[1]});
+    } else if (auto held = sandbox::bwrap::held_outcome(l.plan, prepared); !held.empty()) {
+      print(Failure{"the sandbox did not start: " + held + "; nothing ran",
+                    "bwrap refuses a bind whose path was swapped after blaude checked it (\"Race condition binding "
+                    "dirfd\", \"Can't mount on symlink destination\"): another session changing the workspace? "
+                    "Run blaude again."});
+    }
   }
   return rc;
 }
