@@ -23,6 +23,10 @@ namespace {
 constexpr const char* kChangedHint =
     "Something changed the workspace while blaude was starting (another session?); nothing ran. Run blaude again.";
 
+constexpr const char* kHeldHint =
+    "bwrap refuses a bind whose path was swapped after blaude checked it (\"Race condition binding dirfd\", "
+    "\"Can't mount on symlink destination\"): another session changing the workspace or /tmp? Run blaude again.";
+
 asciinema::RecorderEnv recorder_env(const HostEnv& host) {
   asciinema::RecorderEnv e;
   if (auto it = host.env.find("ASCIINEMA_REC"); it != host.env.end()) e.rec = it->second;
@@ -101,7 +105,14 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l) {
   // The protections are made by a helper inside the sandbox before the command starts: if it
   // could not make them all, bwrap stopped before the command and this says why.
   if (auto why = sandbox::bwrap::protect_outcome(prepared); !why.empty()) {
-    print(Failure{"the sandbox did not start: " + why, kChangedHint});
+    // The helper waits for bwrap's own mounts: when bwrap refused one of its held binds first,
+    // that is the reason to give.
+    if (auto held = sandbox::bwrap::held_outcome(l.plan, prepared);
+        !held.empty() && why.find("changed while") == std::string::npos) {
+      print(Failure{"the sandbox did not start: " + held + "; nothing ran", kHeldHint});
+    } else {
+      print(Failure{"the sandbox did not start: " + why, kChangedHint});
+    }
     return 1;
   }
   if (l.sandboxed && rc == 1) {
@@ -110,10 +121,7 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l) {
     if (auto why = sandbox::bwrap::explain_failure(l.bwrap); !why.empty()) {
       print(Failure{why[0], why[1]});
     } else if (auto held = sandbox::bwrap::held_outcome(l.plan, prepared); !held.empty()) {
-      print(Failure{"the sandbox did not start: " + held + "; nothing ran",
-                    "bwrap refuses a bind whose path was swapped after blaude checked it (\"Race condition binding "
-                    "dirfd\", \"Can't mount on symlink destination\"): another session changing the workspace? "
-                    "Run blaude again."});
+      print(Failure{"the sandbox did not start: " + held + "; nothing ran", kHeldHint});
     }
   }
   return rc;

@@ -116,6 +116,12 @@ std::string format_command(const LaunchPlan& plan) {
           " mounts (the protected paths) are not bwrap's: blaude makes them itself inside the\n"
           "# sandbox's namespaces after bwrap's own mounts and before the command, each on the object\n"
           "# the probe checked (shown here as the equivalent bwrap options).\n" + pins_note(left_out) + out;
+  if (!plan.held.empty())
+    out = "# " + std::to_string(plan.held.size()) +
+          " of the binds are made from descriptors blaude opens with no symlink on the path and checks\n"
+          "# against its probe (--bind-fd / --ro-bind-fd; bwrap then checks where each one landed); shown\n"
+          "# here by path." + std::string(plan.held.end() != std::find_if(plan.held.begin(), plan.held.end(), [](const HeldPath& h) { return h.make_dir; })
+                                  ? " A missing protected dir is created by blaude first.\n" : "\n") + out;
   if (docs.empty()) return out;
   out.pop_back();  // the final newline: the redirections belong on the command's last line
   return out + redirects + "\n" + docs;

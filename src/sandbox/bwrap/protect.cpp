@@ -119,7 +119,9 @@ void add_protections(Builder& b) {
   auto layout = layout_protections(guards, aliases, off ? std::string() : b.f.cwd, [&](const std::string& p) -> std::optional<Identity> {
     auto it = ids.find(p);
     if (it != ids.end() && it->second.type != 0) return it->second;
-    // Checked in both forms: by the protect helper, or by the launcher's held descriptors.
+    // The helper cannot mount what it cannot check. The held binds of the fallback check what
+    // they can: with no identity, only that no symlink is on the path (held.hpp).
+    if (!b.f.inner_mounts) return Identity{};
     return std::nullopt;
   }, [&](const std::string& sandbox, const std::string& host) {
     // An overlay shows a copy, not the host object: nothing below one is an alias.
