@@ -99,7 +99,7 @@ for bw in "${BWRAPS[@]}"; do
     out=$(cd "$W" && env -i HOME="$H" PATH="$(dirname "$bw"):/usr/bin:/bin" TERM=dumb BLAUDE_PROTECT_MOUNTS="$pm" \
       setpriv --reuid=65534 --regid=65534 --clear-groups \
       "$BLAUDE" --no-clipboard --exec sh -c "$inside" </dev/null 2>"$T_DIR/err") || true
-    grep -q END <<<"$out" && ! grep -q TOPSECRET <<<"$out" && calm=$((calm + 1))
+    if grep -q END <<<"$out" && ! grep -q TOPSECRET <<<"$out"; then calm=$((calm + 1)); else echo "calm launch $i:"; cat "$T_DIR/err"; fi
   done
   log "bwrap $v: $LAUNCHES launches under flipping: $started started, $refused refused, $leaked leaked; control: a bare bind leaked after $tries tries"
   check_eq "bwrap $v: no launch shows what the swapped-in symlink points to" 0 "$leaked"

@@ -1,10 +1,10 @@
 // Probe-then-mount, for bwrap's own binds (issue 11 class 4): a source path the probe looked at
 // can be swapped (a dir for a symlink to $HOME, a socket for a link) before bwrap mounts it.
-// Every bind whose source the probe saw as a real file, dir or socket at its canonical path is
-// handed to bwrap as a descriptor the launcher opened without following any symlink and checked
-// against the probe (held.hpp); bwrap checks the mount's destination against the same
-// descriptor. Sources the probe did not see, or saw through a symlink (system links such as
-// /etc/resolv.conf, which the user cannot change), stay plain binds.
+// The protections made as bwrap options (where the protect helper cannot run) and the /tmp
+// socket-file shadows are handed to bwrap as descriptors the launcher opened without following
+// any symlink and checked against the probe (held.hpp); bwrap checks the mount's destination
+// against the same descriptor. The other binds (system dirs, tool dirs, the workspace's own
+// bind) are still made by path: see /work/notes/guard-design.md for what that leaves.
 #include <sys/stat.h>
 
 #include "sandbox/bwrap/held.hpp"
@@ -29,22 +29,17 @@ unsigned type_of(Kind k) {
 void add_held_binds(Builder& b) {
   for (const auto& st : mount_steps(b.p.argv)) {
     if ((st.op != "--bind" && st.op != "--ro-bind") || st.src.empty()) continue;
-    if (b.p.argv[st.index + 1] != st.src) continue;  // not in canonical form: left alone
+    if (b.p.argv[st.index + 1] != st.src || !b.held_binds.count({st.src, st.dst})) continue;
     if (auto m = b.made_dirs.find(st.src); m != b.made_dirs.end()) {
       b.p.held.push_back({st.index, st.src, m->second, true});
-      continue;
-    }
-    if (st.src == "/dev/null") {  // the shadow over a socket file: only where it lands matters
+    } else if (st.src == "/dev/null") {  // the shadow over a socket file: where it lands matters
       b.p.held.push_back({st.index, st.src, Identity{0, 0, S_IFCHR}, false});
-      continue;
-    }
-    if (auto it = b.f.ws.ids.find(st.src); it != b.f.ws.ids.end() && it->second.type != 0) {
+    } else if (auto it = b.f.ws.ids.find(st.src); it != b.f.ws.ids.end() && it->second.type != 0) {
       b.p.held.push_back({st.index, st.src, it->second, false});
-      continue;
+    } else {
+      const PathFact& pf = b.f.at(st.src);
+      b.p.held.push_back({st.index, st.src, Identity{0, 0, type_of(pf.lkind)}, false});
     }
-    const PathFact& pf = b.f.at(st.src);
-    unsigned t = type_of(pf.lkind);
-    if (t && pf.lkind == pf.kind && pf.real == st.src) b.p.held.push_back({st.index, st.src, Identity{0, 0, t}, false});
   }
   if (b.p.held.empty()) return;
   b.add({"--dir", "/run/blaude", "--file", kSetupDoneToken, kSetupDoneFile});

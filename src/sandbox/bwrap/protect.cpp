@@ -145,8 +145,8 @@ void add_protections(Builder& b) {
     // dir is created by the launcher and held the same way (a --tmpfs on it would follow a
     // symlink planted there meanwhile), bound read-only: it is empty, and stays so for the sandbox.
     for (const auto& m : kept) {
-      if (m.kind != InnerKind::EmptyDir) continue;
-      b.made_dirs[m.host] = m.id;
+      b.held_binds.insert({m.host, m.path});
+      if (m.kind == InnerKind::EmptyDir) b.made_dirs[m.host] = m.id;
     }
     for (auto& a : as_bwrap_options(kept, /*empty_dirs_as_binds=*/true)) b.p.argv.push_back(a);
   }

@@ -8,6 +8,12 @@
 # held descriptor and bwrap checks that the mount landed on the name itself, so each launch either
 # starts with the socket shadowed (a mount follows its dentry through later swaps) or refuses.
 # Fixed launch count, with bwrap 0.8 and the overlay bwrap, in both forms of the protections.
+# NOT in `make test` (not named test_*): it still fails now and then (3 of 10 launches, bwrap 0.8,
+# helper form, in one run; 0 of 15/20 in others) through a second race that held binds do not
+# close: the probe lists /tmp and lstats each seed name in turn, so a flip between the two lstats
+# shows it two symlinks and no socket, and nothing is shadowed. Run by hand:
+#   BLAUDE=build/blaude BLAUDE_SRC=$PWD bash tests/integration/race_protect_socket.sh
+# It flips a seed-named socket in the shared /tmp: run it alone (other launches get refused).
 # The control: the same flipping against a plain bwrap path shadow (what blaude did before) does
 # reach the socket (tried until it does, at most 20 times the launch count).
 . "$(dirname "$0")/lib.sh"
@@ -56,7 +62,8 @@ EOF
 chmod 644 "$T_DIR/srv.py" "$T_DIR/cli.py"
 # Relative: bwrap resolves a link at a mount's destination inside the new root, as the sandbox will.
 touch "$D" && ln -s "decoy-$TAG" "$B" && chown -h 65534:65534 "$D" "$B"
-as_nobody /usr/bin/python3 "$T_DIR/srv.py" "$A" "$H/ready" &
+# setpriv execs python: $! is the listener itself (a function would leave it holding ctest's pipe).
+setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 "$T_DIR/srv.py" "$A" "$H/ready" >/dev/null 2>&1 &
 at_exit "kill $!"
 wait_until test -e "$H/ready" || { fail "the listener did not start"; finish; exit 1; }
 
