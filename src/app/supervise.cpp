@@ -13,11 +13,19 @@
 #include "common/shell_quote.hpp"
 #include "osc52/filter.hpp"
 #include "pty/supervisor.hpp"
+#include "sandbox/bwrap/held.hpp"
 #include "sandbox/bwrap/launch.hpp"
 
 namespace blaude::app {
 
 namespace {
+
+constexpr const char* kChangedHint =
+    "Something changed the workspace while blaude was starting (another session?); nothing ran. Run blaude again.";
+
+constexpr const char* kHeldHint =
+    "bwrap refuses a bind whose path was swapped after blaude checked it (\"Race condition binding dirfd\", "
+    "\"Can't mount on symlink destination\"): another session changing the workspace or /tmp? Run blaude again.";
 
 asciinema::RecorderEnv recorder_env(const HostEnv& host) {
   asciinema::RecorderEnv e;
@@ -46,6 +54,9 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l) {
   if (l.sandboxed) {
     try {
       prepared = sandbox::bwrap::prepare_launch(l.plan);
+    } catch (const sandbox::bwrap::HeldPathChanged& e) {
+      print(Failure{std::string("the sandbox did not start: ") + e.what(), kChangedHint});
+      return 1;
     } catch (const std::system_error& e) {
       print(Failure{std::string("cannot prepare the sandbox: ") + e.what(), ""});
       return 1;
@@ -94,13 +105,24 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l) {
   // The protections are made by a helper inside the sandbox before the command starts: if it
   // could not make them all, bwrap stopped before the command and this says why.
   if (auto why = sandbox::bwrap::protect_outcome(prepared); !why.empty()) {
-    print(Failure{"the sandbox did not start: " + why,
-                  "Something changed the workspace while blaude was starting (another session?); nothing ran. Run blaude again."});
+    // The helper waits for bwrap's own mounts: when bwrap refused one of its held binds first,
+    // that is the reason to give.
+    if (auto held = sandbox::bwrap::held_outcome(l.plan, prepared);
+        !held.empty() && why.find("changed while") == std::string::npos) {
+      print(Failure{"the sandbox did not start: " + held + "; nothing ran", kHeldHint});
+    } else {
+      print(Failure{"the sandbox did not start: " + why, kChangedHint});
+    }
     return 1;
   }
   if (l.sandboxed && rc == 1) {
-    auto why = sandbox::bwrap::explain_failure(l.bwrap);
-    if (!why.empty()) print(Failure{why[0], why[1]});
+    // bwrap could not make its user namespace (AppArmor, sysctls), or refused a held bind whose
+    // path was swapped after blaude checked it (held.hpp): say which.
+    if (auto why = sandbox::bwrap::explain_failure(l.bwrap); !why.empty()) {
+      print(Failure{why[0], why[1]});
+    } else if (auto held = sandbox::bwrap::held_outcome(l.plan, prepared); !held.empty()) {
+      print(Failure{"the sandbox did not start: " + held + "; nothing ran", kHeldHint});
+    }
   }
   return rc;
 }

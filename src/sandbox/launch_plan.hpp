@@ -61,6 +61,19 @@ struct InnerMount {
   std::string why;   // what it protects, for --dry-run
 };
 
+// A bind in argv (`--bind SRC DST` / `--ro-bind SRC DST` at `index`) that the launcher turns
+// into `--bind-fd N DST` / `--ro-bind-fd N DST` over a descriptor it holds: SRC opened with no
+// symlink anywhere on its path and checked against what the probe saw. bwrap then checks, after
+// mounting, that DST shows that very object ("Race condition binding dirfd" otherwise; 0.12 also
+// refuses a symlink at DST). So nothing swapped in after the probe is mounted, at SRC or at DST:
+// the bwrap-option form of "mount what was checked", where the protect helper cannot run.
+struct HeldPath {
+  size_t index = 0;  // of the op in argv
+  std::string host;  // SRC: absolute, canonical when probed
+  Identity id;       // what the probe saw; dev = ino = 0: only the type is known
+  bool make_dir = false;  // SRC was missing: id is its parent's; the launcher creates it (0755)
+};
+
 // What the launcher does to the sandbox's first process itself, just before it execs bwrap,
 // where bwrap has no option for it (bwrap/confine.hpp carries it out). Not in the printed argv:
 // --dry-run lists it as notes.
@@ -83,6 +96,8 @@ struct LaunchPlan {
   std::vector<std::string> warnings;
   // Made by the launcher inside the sandbox, in this order, after every mount in argv.
   std::vector<InnerMount> inner_mounts;
+  // Binds the launcher makes by held descriptor (in argv they read as plain binds: --dry-run).
+  std::vector<HeldPath> held;
 };
 
 }  // namespace blaude::sandbox

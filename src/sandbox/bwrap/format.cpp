@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sandbox/bwrap/held.hpp"
 #include "sandbox/bwrap/protect_gate.hpp"
 #include "sandbox/bwrap/protect_layout.hpp"
 
@@ -95,9 +96,17 @@ std::string pins_note(const std::vector<std::pair<std::string, std::string>>& le
 std::string format_command(const LaunchPlan& plan) {
   std::vector<std::pair<std::string, std::string>> left_out;
   std::vector<std::string> argv = with_inner_mounts_as_options(plan, left_out);
+  // The held binds' setup-done marker (held.hpp) is the launcher's business, not the command's.
+  for (size_t i = 0; i + 2 < argv.size(); ++i)
+    if (argv[i] == "--file" && argv[i + 1] == kSetupDoneToken) {
+      size_t from = i >= 2 && argv[i - 2] == "--dir" ? i - 2 : i;
+      argv.erase(argv.begin() + long(from), argv.begin() + long(i + 3));
+      break;
+    }
   std::string docs, redirects;
   int fd = 3;
   for (const auto& d : plan.data_fds) {
+    if (d.token == kSetupDoneToken) continue;
     for (auto& a : argv)
       if (a == d.token) a = std::to_string(fd);
     std::string delim = "BLAUDE_DATA_" + std::to_string(fd);
@@ -116,6 +125,12 @@ std::string format_command(const LaunchPlan& plan) {
           " mounts (the protected paths) are not bwrap's: blaude makes them itself inside the\n"
           "# sandbox's namespaces after bwrap's own mounts and before the command, each on the object\n"
           "# the probe checked (shown here as the equivalent bwrap options).\n" + pins_note(left_out) + out;
+  if (!plan.held.empty())
+    out = "# " + std::to_string(plan.held.size()) +
+          " of the binds are made from descriptors blaude opens with no symlink on the path and checks\n"
+          "# against its probe (--bind-fd / --ro-bind-fd; bwrap then checks where each one landed); shown\n"
+          "# here by path." + std::string(plan.held.end() != std::find_if(plan.held.begin(), plan.held.end(), [](const HeldPath& h) { return h.make_dir; })
+                                  ? " A missing protected dir is created by blaude first.\n" : "\n") + out;
   if (docs.empty()) return out;
   out.pop_back();  // the final newline: the redirections belong on the command's last line
   return out + redirects + "\n" + docs;

@@ -9,6 +9,7 @@
 
 #include "common/data_fd.hpp"
 #include "sandbox/bwrap/features.hpp"
+#include "sandbox/bwrap/held.hpp"
 
 namespace blaude::sandbox::bwrap {
 
@@ -27,6 +28,8 @@ UniqueFd memfd_with(const char* name, const std::string& content) {
 PreparedLaunch prepare_launch(const LaunchPlan& plan) {
   PreparedLaunch out;
   std::vector<std::string> argv = plan.argv;
+  // First: a bind whose source changed since the probe refuses the launch before anything starts.
+  hold_binds(argv, plan.held, out.fds, out.keep_fds);
   if (!plan.inner_mounts.empty()) {
     out.gate = std::make_unique<ProtectGate>(ProtectGate::start(plan.inner_mounts, std::chrono::seconds(20)));
     for (auto& a : argv) {
@@ -40,6 +43,7 @@ PreparedLaunch prepare_launch(const LaunchPlan& plan) {
     UniqueFd fd = memfd_with("blaude-data", d.content);
     for (auto& a : argv)
       if (a == d.token) a = std::to_string(fd.get());
+    if (d.token == kSetupDoneToken) out.setup_done_fd = fd.get();
     out.keep_fds.push_back(fd.get());
     out.fds.push_back(std::move(fd));
   }
@@ -65,6 +69,12 @@ std::string protect_outcome(PreparedLaunch& launch) {
   std::string why = launch.gate->outcome();
   spdlog::debug("protect: {}", launch.gate->report());
   return why;
+}
+
+std::string held_outcome(const LaunchPlan& plan, const PreparedLaunch& launch) {
+  if (plan.held.empty() || setup_done(launch.setup_done_fd)) return {};
+  if (auto p = changed_held_path(plan.held); !p.empty()) return p + " changed while the sandbox was starting";
+  return "bwrap stopped while making its mounts (its message is above)";
 }
 
 int run_confinement(const void* prepared, int* step) {

@@ -23,6 +23,7 @@ struct PreparedLaunch {
   // The plan's Confinement laid out for the forked child (→ pty::Command::pre_exec with
   // run_confinement); null when there is nothing to do.
   std::unique_ptr<PreparedConfinement> confine;
+  int setup_done_fd = -1;  // of kSetupDoneToken's data (held.hpp), when the plan has one
 };
 
 // pty::PreExec's signature over a PreparedConfinement.
@@ -35,6 +36,10 @@ PreparedLaunch prepare_launch(const LaunchPlan& plan);
 // After the supervised bwrap exited: "" when the protections were all made (or there were none),
 // else why the sandbox did not start (nothing ran then).
 std::string protect_outcome(PreparedLaunch& launch);
+
+// After bwrap exited 1 with held binds (held.hpp): "" when its mounts were all made (the 1 is the
+// command's), else why the sandbox did not start.
+std::string held_outcome(const LaunchPlan& plan, const PreparedLaunch& launch);
 
 // bwrap exited 1 before the command ran: the hint when it is the host's user namespaces (the
 // usual reason: AppArmor on Ubuntu 24.04+, or a sysctl), else nothing.

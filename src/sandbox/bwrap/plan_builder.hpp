@@ -2,6 +2,7 @@
 // so later rules (protected paths) can find every alias of the workspace.
 #pragma once
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -26,6 +27,12 @@ struct Builder {
   std::vector<HostGuard> guards;                               // host paths to protect (protect.cpp)
   std::vector<HostGuard> always_guards = {};  // the same, also under --allow-protected-writes and --tmp
   std::string config_pins = {};  // read-only in a host-writable ~/.config (for the warning)
+  // Binds of a missing dir that the launcher creates and holds (protect's EmptyDir in the
+  // bwrap-option fallback): host path -> its parent's identity.
+  std::map<std::string, Identity> made_dirs = {};
+  // The binds (src, dst) to make by held descriptor (plan_held.cpp): the protect fallback's and
+  // the /tmp socket-file shadows.
+  std::set<std::pair<std::string, std::string>> held_binds = {};
 
   void add(std::initializer_list<std::string> args) { p.argv.insert(p.argv.end(), args); }
   void ro(const std::string& src, const std::string& dst) { add({"--ro-bind", src, dst}); }
@@ -67,6 +74,9 @@ void add_config_fallback_pins(Builder& b, const std::string& cfg);
 void add_workspace(Builder& b);
 // The protections at every writable alias, after every other mount (protect.cpp).
 void add_protections(Builder& b);
+// Last, once argv's order is final (plan_held.cpp): the binds in `held_binds` are made by held
+// descriptor (LaunchPlan::held).
+void add_held_binds(Builder& b);
 // Linked packages' roots and token files (plan_extras.cpp).
 void add_linked_packages(Builder& b);
 // Files and dirs named by claude's environment variables (plan_extras.cpp).

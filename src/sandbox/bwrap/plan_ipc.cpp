@@ -45,7 +45,12 @@ void add_tmp_ipc(Builder& b) {
     if (!(b.req.ssh && d == b.f.ssh_agent_dir)) b.tmpfs(d);
   // A bare socket (dbus-launch's /tmp/dbus-XXXX) or file: /dev/null over it refuses connect(),
   // and a mount point cannot be unlinked or renamed from inside.
-  for (const auto& f : b.f.tmp_socket_files) b.ro("/dev/null", f);
+  // Held (plan_held.cpp): bwrap checks that the shadow landed on the name itself, not on what a
+  // symlink swapped in since the probe points to.
+  for (const auto& f : b.f.tmp_socket_files) {
+    b.ro("/dev/null", f);
+    b.held_binds.insert({"/dev/null", f});
+  }
   if (is_under(b.f.ipc.tmux_dir, "/tmp")) shadow_tmux_dir(b);
 }
 

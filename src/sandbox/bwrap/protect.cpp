@@ -119,7 +119,8 @@ void add_protections(Builder& b) {
   auto layout = layout_protections(guards, aliases, off ? std::string() : b.f.cwd, [&](const std::string& p) -> std::optional<Identity> {
     auto it = ids.find(p);
     if (it != ids.end() && it->second.type != 0) return it->second;
-    // Only the protect helper checks identities; bwrap options have nothing to check them with.
+    // The helper cannot mount what it cannot check. The held binds of the fallback check what
+    // they can: with no identity, only that no symlink is on the path (held.hpp).
     if (!b.f.inner_mounts) return Identity{};
     return std::nullopt;
   }, [&](const std::string& sandbox, const std::string& host) {
@@ -140,7 +141,14 @@ void add_protections(Builder& b) {
     auto kept = expressible_as_options(b.p.argv, layout.mounts, left_out);
     for (const auto& [path, below] : left_out)
       b.p.warnings.push_back(path + " is not pinned: as a bwrap option it would hide " + below);
-    for (auto& a : as_bwrap_options(kept)) b.p.argv.push_back(a);
+    // Each bind is made from a descriptor checked against the probe (plan_held.cpp); a missing
+    // dir is created by the launcher and held the same way (a --tmpfs on it would follow a
+    // symlink planted there meanwhile), bound read-only: it is empty, and stays so for the sandbox.
+    for (const auto& m : kept) {
+      b.held_binds.insert({m.host, m.path});
+      if (m.kind == InnerKind::EmptyDir) b.made_dirs[m.host] = m.id;
+    }
+    for (auto& a : as_bwrap_options(kept, /*empty_dirs_as_binds=*/true)) b.p.argv.push_back(a);
   }
 }
 

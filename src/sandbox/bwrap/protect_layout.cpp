@@ -92,13 +92,19 @@ std::vector<std::string> paths_to_identify(const std::vector<HostGuard>& guards,
   return {out.begin(), out.end()};
 }
 
-std::vector<std::string> as_bwrap_options(const std::vector<InnerMount>& mounts) {
+std::vector<std::string> as_bwrap_options(const std::vector<InnerMount>& mounts, bool empty_dirs_as_binds) {
   std::vector<std::string> o;
   for (const auto& m : mounts) {
     switch (m.kind) {
       case InnerKind::ReadOnly: o.insert(o.end(), {"--ro-bind", m.host, m.path}); break;
       case InnerKind::Pin: o.insert(o.end(), {"--bind", m.host, m.path}); break;
-      case InnerKind::EmptyDir: o.insert(o.end(), {"--tmpfs", m.path, "--remount-ro", m.path}); break;
+      case InnerKind::EmptyDir:
+        if (empty_dirs_as_binds) {
+          o.insert(o.end(), {"--ro-bind", m.host, m.path});
+        } else {
+          o.insert(o.end(), {"--tmpfs", m.path, "--remount-ro", m.path});
+        }
+        break;
     }
   }
   return o;

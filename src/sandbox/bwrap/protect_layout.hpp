@@ -50,7 +50,9 @@ std::vector<std::string> paths_to_identify(const std::vector<HostGuard>& guards,
 
 // The same mounts as bwrap options (the fallback where the helper cannot run, and --dry-run's
 // runnable form): --ro-bind / --bind / --tmpfs + --remount-ro.
-std::vector<std::string> as_bwrap_options(const std::vector<InnerMount>& mounts);
+// With `empty_dirs_as_binds`, an EmptyDir is `--ro-bind HOST PATH` (the launcher creates HOST
+// and binds it by descriptor, plan_held.cpp) instead of `--tmpfs PATH --remount-ro PATH`.
+std::vector<std::string> as_bwrap_options(const std::vector<InnerMount>& mounts, bool empty_dirs_as_binds = false);
 
 // As a bwrap option a mount is a bind of the HOST path, which would hide whatever the sandbox
 // already mounted below it ($HOME's tmpfs under a pinned /tmp dir, re-exposing the host's $HOME).

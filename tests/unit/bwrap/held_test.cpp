@@ -1,0 +1,94 @@
+// The launcher's held binds (held.hpp) against the real file system: a symlink anywhere on the
+// path, a swapped object, or a dir that appeared since the probe is refused; the rewrite of argv.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "catch.hpp"
+#include "sandbox/bwrap/held.hpp"
+
+using namespace blaude;
+using namespace blaude::sandbox;
+using namespace blaude::sandbox::bwrap;
+namespace fs = std::filesystem;
+
+namespace {
+
+Identity id_of(const std::string& p) {
+  struct stat st;
+  REQUIRE(::lstat(p.c_str(), &st) == 0);
+  return {(unsigned long long)st.st_dev, (unsigned long long)st.st_ino, unsigned(st.st_mode & S_IFMT)};
+}
+
+struct Tmp {
+  std::string dir;
+  Tmp() {
+    char t[] = "/tmp/held-test.XXXXXX";
+    REQUIRE(::mkdtemp(t));
+    dir = fs::canonical(t).string();
+  }
+  ~Tmp() { fs::remove_all(dir); }
+};
+
+}  // namespace
+
+TEST_CASE("held paths: the probed object is held, a swapped one is refused", "[sandbox][held]") {
+  Tmp t;
+  fs::create_directories(t.dir + "/ws/.git/hooks");
+  fs::create_directories(t.dir + "/secret");
+  const std::string hooks = t.dir + "/ws/.git/hooks";
+  const Identity id = id_of(hooks);
+  CHECK(hold_path({0, hooks, id, false}));
+  // Control above; now the swap: a symlink in its place (to a dir of the same kind).
+  fs::rename(hooks, t.dir + "/ws/.git/hooks.real");
+  fs::create_directory_symlink(t.dir + "/secret", hooks);
+  CHECK_THROWS_AS(hold_path({0, hooks, id, false}), HeldPathChanged);
+  CHECK_THROWS_AS(hold_path({0, hooks, Identity{0, 0, S_IFDIR}, false}), HeldPathChanged);
+  // A real dir of the same kind but another object.
+  fs::remove(hooks);
+  fs::create_directory(hooks);
+  CHECK_THROWS_AS(hold_path({0, hooks, id, false}), HeldPathChanged);
+  // A symlink higher up the path.
+  fs::rename(t.dir + "/ws/.git", t.dir + "/ws/git.real");
+  fs::create_directory_symlink(t.dir + "/ws/git.real", t.dir + "/ws/.git");
+  CHECK_THROWS_AS(hold_path({0, hooks, Identity{0, 0, S_IFDIR}, false}), HeldPathChanged);
+}
+
+TEST_CASE("held paths: a missing dir is created once and held; one that appeared is refused", "[sandbox][held]") {
+  Tmp t;
+  fs::create_directories(t.dir + "/ws/.git");
+  const std::string hooks = t.dir + "/ws/.git/hooks";
+  const Identity parent = id_of(t.dir + "/ws/.git");
+  std::vector<std::string> argv = {"bwrap", "--ro-bind", hooks, "/w/.git/hooks", "--ro-bind", hooks, "/t/.git/hooks", "--", "true"};
+  std::vector<HeldPath> held = {{1, hooks, parent, true}, {4, hooks, parent, true}};
+  std::vector<UniqueFd> fds;
+  std::vector<int> keep;
+  hold_binds(argv, held, fds, keep);
+  CHECK(fs::is_directory(hooks));
+  CHECK(argv[1] == "--ro-bind-fd");
+  CHECK(argv[4] == "--ro-bind-fd");
+  CHECK(argv[2] == std::to_string(keep.at(0)));
+  CHECK(keep.size() == 2);
+  // Run again: the dir exists now, so it was not made by this launch.
+  std::vector<std::string> again = {"bwrap", "--ro-bind", hooks, "/w/.git/hooks", "--", "true"};
+  std::vector<UniqueFd> fds2;
+  std::vector<int> keep2;
+  CHECK_THROWS_AS(hold_binds(again, {{1, hooks, parent, true}}, fds2, keep2), HeldPathChanged);
+  CHECK(changed_held_path({{1, hooks, parent, true}}).empty());  // its parent is still the probed one
+}
+
+TEST_CASE("held paths: setup_done reads the marker's offset", "[sandbox][held]") {
+  CHECK(setup_done(-1));
+  Tmp t;
+  std::ofstream(t.dir + "/m") << "data";
+  int fd = ::open((t.dir + "/m").c_str(), O_RDONLY);
+  REQUIRE(fd >= 0);
+  CHECK_FALSE(setup_done(fd));
+  char c;
+  REQUIRE(::read(fd, &c, 1) == 1);
+  CHECK(setup_done(fd));
+  ::close(fd);
+}
