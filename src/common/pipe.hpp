@@ -1,4 +1,5 @@
-// A close-on-exec pipe (optionally non-blocking), the one place that calls pipe2.
+// A close-on-exec pipe (optionally non-blocking): the one place that makes pipes (pipe2 on
+// Linux, pipe + fcntl with the POSIX fallbacks, see common/platform.hpp).
 #pragma once
 #include "common/unique_fd.hpp"
 

@@ -2,13 +2,10 @@
 
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/mount.h>
-#include <linux/openat2.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,6 +13,13 @@
 #include <cerrno>
 #include <cstring>
 #include <system_error>
+
+#include "common/platform.hpp"
+#if BLAUDE_LINUX_CALLS
+#include <linux/mount.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#endif
 
 namespace blaude::sandbox::bwrap {
 
@@ -40,6 +44,7 @@ std::string check_inner_mounts(const std::vector<InnerMount>& mounts) {
   return {};
 }
 
+#if BLAUDE_LINUX_CALLS
 bool inner_mounts_work(const std::string& bwrap) {
   struct stat st;
   if (bwrap.empty() || ::stat(bwrap.c_str(), &st) != 0 || (st.st_mode & (S_ISUID | S_ISGID))) return false;
@@ -304,6 +309,16 @@ ProtectGate ProtectGate::start(const std::vector<InnerMount>& mounts, std::chron
   }
   return g;
 }
+
+#else
+// The POSIX fallbacks (macOS, or a Linux build that forces them) have no fd-based mounts: the
+// planner then protects with bwrap's own options (see plan.cpp), and never starts the helper.
+bool inner_mounts_work(const std::string&) { return false; }
+
+ProtectGate ProtectGate::start(const std::vector<InnerMount>&, std::chrono::milliseconds) {
+  throw std::system_error(ENOSYS, std::generic_category(), "the protect helper needs Linux mount calls");
+}
+#endif  // BLAUDE_LINUX_CALLS
 
 void ProtectGate::release_child_ends() {
   info_w_.reset();
