@@ -14,7 +14,7 @@ const std::vector<Toolchain>& table() {
       {"node", "Node.js via nvm, npm and pnpm caches",
        {"~/.nvm", "~/.config/pnpm", "~/Library/Preferences/pnpm"},
        {"~/.npm", "~/.cache/node", "~/.pnpm-store", "~/.cache/pnpm", "~/.local/state/pnpm",
-        "~/Library/Caches/pnpm", "~/Library/pnpm/store"},
+        "~/Library/Caches/pnpm"},
        // pnpm's own binary and its global bins: PNPM_HOME (~/Library/pnpm on macOS).
        {"~/.nvm", "~/.local/share/pnpm", "~/Library/pnpm"},
        {"~/.npm/_npx", "~/.cache/pnpm/dlx", "~/Library/Caches/pnpm/dlx"}},
