@@ -1,6 +1,7 @@
 #include "common/pipe.hpp"
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "common/platform.hpp"
@@ -21,6 +22,10 @@ bool set_flags(int fd, bool nonblock) {
 }
 #endif
 
+#if BLAUDE_LINUX_CALLS
+int sock_flags(bool nonblock) { return SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0); }
+#endif
+
 }  // namespace
 
 bool make_pipe(UniqueFd& read_end, UniqueFd& write_end, bool nonblock) {
@@ -37,6 +42,30 @@ bool make_pipe(UniqueFd& read_end, UniqueFd& write_end, bool nonblock) {
   read_end = std::move(r);
   write_end = std::move(w);
   return true;
+#endif
+}
+
+int make_socket(int domain, int type, bool nonblock) {
+#if BLAUDE_LINUX_CALLS
+  return ::socket(domain, type | sock_flags(nonblock), 0);
+#else
+  UniqueFd fd(::socket(domain, type, 0));
+  if (!fd || !set_flags(fd.get(), nonblock)) return -1;
+  return fd.release();
+#endif
+}
+
+int make_socketpair(int domain, int type, int sv[2], bool nonblock) {
+#if BLAUDE_LINUX_CALLS
+  return ::socketpair(domain, type | sock_flags(nonblock), 0, sv);
+#else
+  int fds[2];
+  if (::socketpair(domain, type, 0, fds) != 0) return -1;
+  UniqueFd a(fds[0]), b(fds[1]);
+  if (!set_flags(a.get(), nonblock) || !set_flags(b.get(), nonblock)) return -1;
+  sv[0] = a.release();
+  sv[1] = b.release();
+  return 0;
 #endif
 }
 
