@@ -123,6 +123,7 @@ Decision decide_seatbelt(const HostEnv& host, const cli::Options& o, const std::
   l.plan = std::get<sandbox::LaunchPlan>(launch);
   l.plan.notes = dec.notes;
   l.plan.warnings = dec.warnings;
+  l.plan.writable_dirs = sb::audit_dirs(dec.ctx, req.grants);  // the post-session audit's roots
   if (planned_only)
     l.plan.notes.push_back("BLAUDE_TEST_BACKEND=seatbelt: a macOS launch planned on a host without "
                            "sandbox-exec; printed, never started");

@@ -111,4 +111,17 @@ std::variant<SeatbeltDecision, SeatbeltPlanError> make_context(const SeatbeltHos
   return d;
 }
 
+std::vector<std::string> audit_dirs(const SeatbeltContext& c, const Grants& grants) {
+  std::vector<std::string> out;
+  if (!c.project_dir.empty()) add_unique(out, c.project_dir);
+  const std::string keychains = c.home + "/Library/Keychains";
+  for (const auto& d : c.write_dirs)
+    if (d != keychains) add_unique(out, d);
+  for (const auto& d : c.git_dirs) add_unique(out, d);
+  if (!c.claude_config_dir.empty()) add_unique(out, c.claude_config_dir);
+  for (const auto& g : grants)
+    if (g.access == Access::Write) add_unique(out, g.path);
+  return out;
+}
+
 }  // namespace blaude::sandbox::seatbelt

@@ -43,4 +43,10 @@ std::variant<SeatbeltDecision, SeatbeltPlanError> make_context(const SeatbeltHos
                                                                bool own_pty, const std::string& tty_token,
                                                                const std::string& policy_file);
 
+// The dirs the sandbox can write where a repository may live, for the post-session audit of
+// git's code-bearing files (app/audit; bwrap's plan lists its rw binds the same way): the project,
+// -m :rw dirs, a linked worktree's gitdir and common dir, Claude's config dir, the write grants.
+// Not the temporary dirs, and not the keychain's (--keyring).
+std::vector<std::string> audit_dirs(const SeatbeltContext& c, const Grants& grants);
+
 }  // namespace blaude::sandbox::seatbelt

@@ -89,3 +89,37 @@ TEST_CASE("seatbelt launch: --dry-run prints the exact profile and a runnable co
   CHECK(text.find("cd '/Users/alice/src/my app' && env -i HOME=/Users/alice 'A=b c' /usr/bin/sandbox-exec -p "
                   "\"$PROFILE\" -- claude 'it'\\''s'\n") != std::string::npos);
 }
+
+TEST_CASE("seatbelt context: the post-session audit covers every dir a repository could be written in", "[seatbelt]") {
+  auto h = mac_host();
+  auto r = claude_request();
+  const std::string H = kHome;
+  r.mounts = {{H + "/libs", true}, {H + "/docs", false}};
+  h.mounts = {{H + "/libs", H + "/libs", false, false}, {H + "/docs", H + "/docs", false, false}};
+  h.git_dirs = {H + "/repos/app.git"};
+  r.keyring = true;
+  r.grants = {{Access::Write, H + "/out", "/p/.blaude:1"}, {Access::Read, H + "/ro", "/p/.blaude:2"}};
+  auto d = make_context(h, r, true, "/dev/ttys001", "");
+  REQUIRE(std::holds_alternative<SeatbeltDecision>(d));
+  const auto& c = std::get<SeatbeltDecision>(d).ctx;
+  auto dirs = audit_dirs(c, r.grants);
+  auto has = [&](const std::string& p) { return std::find(dirs.begin(), dirs.end(), p) != dirs.end(); };
+  CHECK(has(h.project));
+  CHECK(has(H + "/libs"));
+  CHECK(has(H + "/repos/app.git"));
+  CHECK(has(c.claude_config_dir));
+  CHECK(has(H + "/out"));
+  // What the sandbox can only read, the keychain dir and the temporary dirs are not audited.
+  CHECK_FALSE(has(H + "/docs"));
+  CHECK_FALSE(has(H + "/ro"));
+  CHECK_FALSE(has(H + "/Library/Keychains"));
+  CHECK_FALSE(has(c.tmp_dir));
+  CHECK_FALSE(has("/private/tmp"));
+  // --tmp opens no project: nothing of it is audited.
+  r.tmp = true;
+  auto t = make_context(h, r, true, "/dev/ttys001", "");
+  REQUIRE(std::holds_alternative<SeatbeltDecision>(t));
+  dirs = audit_dirs(std::get<SeatbeltDecision>(t).ctx, r.grants);
+  CHECK_FALSE(has(h.project));
+  CHECK(has(H + "/out"));
+}
