@@ -3,6 +3,8 @@
 // normal Linux build the Linux calls. Observed from outside the code under test: what the kernel
 // says a data fd is, and which pipe flags a made pipe has.
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <string>
@@ -53,4 +55,25 @@ TEST_CASE("platform: the build takes the calls it says", "[platform]") {
   REQUIRE(make_pipe(r2, w2, false));
   CHECK((::fcntl(r2.get(), F_GETFL) & O_NONBLOCK) == 0);
   CHECK((::fcntl(w2.get(), F_GETFD) & FD_CLOEXEC) != 0);
+}
+
+TEST_CASE("platform: sockets and socketpairs are close-on-exec, non-blocking when asked", "[platform]") {
+  for (bool nb : {true, false}) {
+    INFO("nonblock " << nb);
+    UniqueFd s(make_socket(AF_INET, SOCK_STREAM, nb));
+    REQUIRE(s);
+    CHECK((::fcntl(s.get(), F_GETFD) & FD_CLOEXEC) != 0);
+    CHECK(((::fcntl(s.get(), F_GETFL) & O_NONBLOCK) != 0) == nb);
+    int sv[2];
+    REQUIRE(make_socketpair(AF_UNIX, SOCK_SEQPACKET, sv, nb) == 0);
+    UniqueFd a(sv[0]), b(sv[1]);
+    for (int e : {a.get(), b.get()}) {
+      CHECK((::fcntl(e, F_GETFD) & FD_CLOEXEC) != 0);
+      CHECK(((::fcntl(e, F_GETFL) & O_NONBLOCK) != 0) == nb);
+    }
+    int type = 0;
+    socklen_t len = sizeof type;
+    CHECK(::getsockopt(a.get(), SOL_SOCKET, SO_TYPE, &type, &len) == 0);
+    CHECK(type == SOCK_SEQPACKET);  // the flags did not leak into the type
+  }
 }
