@@ -48,8 +48,6 @@ sandbox::SandboxRequest sandbox_request(const cli::Options& o, const std::vector
   return r;
 }
 
-namespace {
-
 // The seed's messages for a program that is not there.
 Failure missing_program(const std::string& name) {
   if (name == "claude")
@@ -58,10 +56,14 @@ Failure missing_program(const std::string& name) {
           name == "claudechic" ? "Install with: uv tool install claudechic" : "Check the name, or install it first."};
 }
 
+namespace {
+
 bool runs_claude(const cli::Options& o, const std::vector<std::string>& argv) {
   const std::string& prog = argv.front();
   return o.exec.empty() || prog == "claude" || prog.ends_with("/claude");
 }
+
+}  // namespace
 
 // What both modes add after the environment's notices: Claude's own settings that would block
 // bypass mode, and (when claude runs) the onboarding files to update.
@@ -80,9 +82,27 @@ void claude_checks(const HostEnv& host, const cli::Options& o, const std::vector
   if (runs_claude(o, argv)) l.onboarding_files = onboarding_files(host.home, host.get("CLAUDE_CONFIG_DIR"));
 }
 
-}  // namespace
+std::optional<Failure> trust_gate(const HostEnv& host, const cli::Options& o, sandbox::SandboxRequest& req,
+                                  Launch& l, std::string* project_file, std::string* no_default_domains) {
+  // Not under --tmp, where no project is open.
+  if (o.tmp) return std::nullopt;
+  auto gate = sandbox::trust::gate_request(host, o.trust_policy);
+  auto g = o.dry_run ? sandbox::trust::load_policies(gate) : sandbox::trust::run_trust_gate(gate);
+  if (g.status != sandbox::trust::GateResult::Status::Proceed) return Failure{g.message, g.hint};
+  if (!g.note.empty()) l.notices.push_back(g.note);
+  req.grants = std::move(g.loaded.grants);
+  if (project_file) *project_file = g.loaded.project_file;
+  if (no_default_domains) *no_default_domains = g.loaded.user.no_default_domains;
+  if (g.to_record) {
+    l.gate = gate;
+    l.trust_answer = std::move(g.to_record);
+  }
+  return std::nullopt;
+}
 
 Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std::vector<std::string>& argv) {
+  if (BackendChoice b = host_backend(host); b.backend == Backend::Seatbelt)
+    return decide_seatbelt(host, o, argv, b.planned_only);
   using clock = std::chrono::steady_clock;
   Launch l;
   l.sandboxed = true;
@@ -98,23 +118,13 @@ Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std:
     return Failure{"bubblewrap (bwrap) is not installed", "Install with: apt install bubblewrap  OR  dnf install bubblewrap"};
   if (o.exec.empty() && facts.exe.found.empty()) return missing_program(argv.front());
 
-  // The project policy (.blaude / .xclaude) and the user's, trust-gated (not under --tmp, where
-  // no project is mounted). --dry-run neither asks nor records trust.
+  // The project policy (.blaude / .xclaude) and the user's, trust-gated.
   sandbox::Grants net_grants;
   std::string no_default_domains;
+  if (auto f = trust_gate(host, o, req, l, nullptr, &no_default_domains)) return *f;
   if (!o.tmp) {
-    auto gate = sandbox::trust::gate_request(host, o.trust_policy);
-    auto g = o.dry_run ? sandbox::trust::load_policies(gate) : sandbox::trust::run_trust_gate(gate);
-    if (g.status != sandbox::trust::GateResult::Status::Proceed) return Failure{g.message, g.hint};
-    if (!g.note.empty()) l.notices.push_back(g.note);
-    req.grants = std::move(g.loaded.grants);
     net_grants = take_network_grants(req.grants);  // destinations go to the proxy, paths to bwrap
-    no_default_domains = g.loaded.user.no_default_domains;
     facts.probe_grants(req.grants);
-    if (g.to_record) {
-      l.gate = gate;
-      l.trust_answer = std::move(g.to_record);
-    }
   }
   auto aa = apparmor::startup_warning(apparmor::probe(host, facts.bwrap));
   l.notices.insert(l.notices.end(), aa.begin(), aa.end());

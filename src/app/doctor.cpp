@@ -1,6 +1,10 @@
 #include "app/doctor.hpp"
 
+#include <functional>
 #include <sstream>
+
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "common/file_io.hpp"
 #include "common/log.hpp"
@@ -8,6 +12,9 @@
 #include "common/subprocess.hpp"
 #include "osc52/backend.hpp"
 #include "sandbox/bwrap/features.hpp"
+#include "sandbox/seatbelt/context.hpp"
+#include "sandbox/seatbelt/host.hpp"
+#include "sandbox/seatbelt/profile.hpp"
 
 namespace blaude::app::doctor {
 
@@ -26,11 +33,67 @@ std::optional<std::vector<int>> parse_bwrap_version(const std::string& text) {
   return parts;
 }
 
+namespace {
+
+using AddLine = std::function<void(bool ok, bool fatal, const std::string& what, const std::string& text)>;
+
+void claude_and_tools(const Facts& f, const AddLine& add) {
+  if (f.claude_path.empty()) {
+    add(false, true, "claude", "not found in PATH; install from https://docs.anthropic.com/en/docs/claude-code");
+  } else {
+    add(true, true, "claude", f.claude_path);
+  }
+
+  if (!f.clipboard_backend.empty()) {
+    add(true, false, "clipboard", "OSC 52 copies go to " + f.clipboard_backend);
+  } else if (!f.display_present) {
+    add(true, false, "clipboard", "no display; OSC 52 passes through to the terminal");
+  } else {
+    add(false, false, "clipboard", "no xclip, xsel or wl-copy; install one for OSC 52 copies on VTE terminals");
+  }
+
+  if (f.recording) {
+    add(true, false, "asciinema", "recording detected; blaude pauses it during the session");
+  } else if (!f.asciinema_path.empty()) {
+    add(true, false, "asciinema", f.asciinema_path + " (not recording now)");
+  } else {
+    add(true, false, "asciinema", "not installed");
+  }
+
+  add(true, false, "log", f.log_path.empty() ? "off" : f.log_path);
+}
+
+void seatbelt_lines(const Facts& f, const AddLine& add) {
+  if (f.sandbox_exec.empty()) {
+    add(false, true, "sandbox-exec", "not found at /usr/bin/sandbox-exec (macOS ships it; blaude will not run "
+                                     "Claude unsandboxed)");
+  } else {
+    add(true, true, "sandbox-exec", f.sandbox_exec);
+  }
+  if (!f.profile_error.empty()) {
+    add(false, true, "profile", f.profile_error);
+  } else if (f.profile_status && *f.profile_status == 0) {
+    add(true, true, "profile", "sandbox-exec loads the profile for this directory (-f PROFILE /usr/bin/true)");
+  } else if (f.profile_status) {
+    std::string first = f.profile_output.substr(0, f.profile_output.find('\n'));
+    add(false, true, "profile", "sandbox-exec refused it (" + (first.empty() ? "exit " + std::to_string(*f.profile_status) : first) +
+                                    "); please report it with `blaude --dry-run`");
+  }
+  add(false, false, "macOS backend", "not yet run on a Mac; scripts/macos-acceptance.sh checks it item by item");
+}
+
+}  // namespace
+
 std::vector<Line> report(const Facts& f) {
   std::vector<Line> out;
   auto add = [&](bool ok, bool fatal, const std::string& what, const std::string& text) {
     out.push_back({ok, fatal, std::string(ok ? "OK   " : fatal ? "FIX  " : "NOTE ") + what + ": " + text});
   };
+  if (f.backend == Backend::Seatbelt) {
+    seatbelt_lines(f, add);
+    claude_and_tools(f, add);
+    return out;
+  }
 
   if (f.bwrap_path.empty()) {
     add(false, true, "bwrap", "not found; install with: apt install bubblewrap  OR  dnf install bubblewrap");
@@ -74,28 +137,6 @@ std::vector<Line> report(const Facts& f) {
       add(false, true, "AppArmor", "restricts user namespaces and bwrap has no profile; run: blaude fix-apparmor");
   }
 
-  if (f.claude_path.empty()) {
-    add(false, true, "claude", "not found in PATH; install from https://docs.anthropic.com/en/docs/claude-code");
-  } else {
-    add(true, true, "claude", f.claude_path);
-  }
-
-  if (!f.clipboard_backend.empty()) {
-    add(true, false, "clipboard", "OSC 52 copies go to " + f.clipboard_backend);
-  } else if (!f.display_present) {
-    add(true, false, "clipboard", "no display; OSC 52 passes through to the terminal");
-  } else {
-    add(false, false, "clipboard", "no xclip, xsel or wl-copy; install one for OSC 52 copies on VTE terminals");
-  }
-
-  if (f.recording) {
-    add(true, false, "asciinema", "recording detected; blaude pauses it during the session");
-  } else if (!f.asciinema_path.empty()) {
-    add(true, false, "asciinema", f.asciinema_path + " (not recording now)");
-  } else {
-    add(true, false, "asciinema", "not installed");
-  }
-
   if (!f.legacy_tiocsti) {
     add(true, false, "dev.tty.legacy_tiocsti", "not present (kernel blocks TIOCSTI injection)");
   } else if (*f.legacy_tiocsti == "0") {
@@ -106,7 +147,7 @@ std::vector<Line> report(const Facts& f) {
         "(own pty / new session), for defence in depth: sysctl -w dev.tty.legacy_tiocsti=0");
   }
 
-  add(true, false, "log", f.log_path.empty() ? "off" : f.log_path);
+  claude_and_tools(f, add);
   return out;
 }
 
@@ -117,12 +158,60 @@ int exit_code(const std::vector<Line>& lines) {
   return 0;
 }
 
+namespace {
+
+// The profile a plain `blaude` here would get, handed to sandbox-exec the way the issue's
+// acceptance check does: from a file, running /usr/bin/true. The file is private and removed.
+void probe_seatbelt(const HostEnv& host, Facts& f) {
+  namespace sb = sandbox::seatbelt;
+  sandbox::SandboxRequest req;
+  req.command = {"claude"};
+  const sb::SeatbeltHost h = sb::SeatbeltHost::probe(host, req);
+  f.sandbox_exec = h.sandbox_exec;
+  auto made = sb::make_context(h, req, false, "", "");
+  if (auto* e = std::get_if<sb::SeatbeltPlanError>(&made)) {
+    f.profile_error = e->what;
+    return;
+  }
+  std::string profile;
+  try {
+    profile = sb::seatbelt_profile({}, std::get<sb::SeatbeltDecision>(made).ctx);
+  } catch (const sb::SeatbeltError& e) {
+    f.profile_error = std::string("cannot be expressed: ") + e.what();
+    return;
+  }
+  if (f.sandbox_exec.empty()) return;
+  std::string tmpl = host.get("TMPDIR", "/tmp");
+  if (tmpl.empty() || tmpl[0] != '/') tmpl = "/tmp";
+  tmpl += "/blaude-doctor-XXXXXX";
+  int fd = ::mkstemp(tmpl.data());
+  if (fd < 0 || !write_all(fd, profile)) {
+    f.profile_error = "cannot write a temporary profile file: " + errno_text();
+    if (fd >= 0) {
+      ::close(fd);
+      ::unlink(tmpl.c_str());
+    }
+    return;
+  }
+  ::close(fd);
+  auto r = run_capture({f.sandbox_exec, "-f", tmpl, "/usr/bin/true"});
+  ::unlink(tmpl.c_str());
+  f.profile_status = r.status;
+  f.profile_output = r.timed_out ? "timed out" : r.output;
+}
+
+}  // namespace
+
 // The same probes a launch uses: bwrap's feature test, the userns probe that explains a failed
-// launch, the clipboard choice of the OSC 52 filter, AppArmor's facts.
+// launch, the clipboard choice of the OSC 52 filter, AppArmor's facts (on macOS: sandbox-exec
+// and the profile instead of bwrap, user namespaces and AppArmor).
 Facts probe(const HostEnv& host) {
   Facts f;
   const std::string path = host.get("PATH");
-  if (auto b = find_executable("bwrap", path, RelativeEntries::Skip)) {
+  if (host_backend(host).backend == Backend::Seatbelt) {
+    f.backend = Backend::Seatbelt;
+    probe_seatbelt(host, f);
+  } else if (auto b = find_executable("bwrap", path, RelativeEntries::Skip)) {
     f.bwrap_path = *b;
     auto r = run_capture({*b, "--version"});
     if (r.status == 0 && parse_bwrap_version(r.output)) {
@@ -134,14 +223,14 @@ Facts probe(const HostEnv& host) {
     f.userns_status = u.status;
     f.userns_output = u.status == -1 ? "timed out or could not start" : u.output;
   }
-  f.apparmor = apparmor::probe(host, f.bwrap_path);
+  if (f.backend == Backend::Bwrap) f.apparmor = apparmor::probe(host, f.bwrap_path);
   f.claude_path = find_executable("claude", path).value_or("");
   f.display_present = !host.get("DISPLAY").empty() || !host.get("WAYLAND_DISPLAY").empty();
   const osc52::Backend clip = osc52::choose_backend(osc52::probe_host(host, false));
   if (clip.tool != osc52::Tool::None) f.clipboard_backend = osc52::tool_name(clip.tool);
   f.asciinema_path = find_executable("asciinema", path).value_or("");
   f.recording = host.get("ASCIINEMA_REC") == "1";
-  f.legacy_tiocsti = read_first_line("/proc/sys/dev/tty/legacy_tiocsti");
+  if (f.backend == Backend::Bwrap) f.legacy_tiocsti = read_first_line("/proc/sys/dev/tty/legacy_tiocsti");
   f.log_path = log::default_path(host);
   return f;
 }

@@ -6,11 +6,18 @@
 #include <vector>
 
 #include "app/apparmor.hpp"
+#include "app/backend.hpp"
 #include "common/host_env.hpp"
 
 namespace blaude::app::doctor {
 
 struct Facts {
+  Backend backend = Backend::Bwrap;
+  // Seatbelt: sandbox-exec, and whether it accepts the base profile for this directory.
+  std::string sandbox_exec;           // "" if not found
+  std::optional<int> profile_status;  // exit status of `sandbox-exec -f PROFILE /usr/bin/true`
+  std::string profile_output;
+  std::string profile_error;          // the profile could not be made or written (why)
   std::string bwrap_path;             // "" if not found
   std::string bwrap_version;          // "0.8.0" ("" if unknown)
   bool overlay = false;               // it accepts --overlay-src/--tmp-overlay (asked, not guessed)

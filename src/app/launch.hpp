@@ -6,6 +6,7 @@
 #include <variant>
 #include <vector>
 
+#include "app/backend.hpp"
 #include "app/failure.hpp"
 #include "app/network.hpp"
 #include "audit/walk.hpp"
@@ -20,6 +21,8 @@ namespace blaude::app {
 
 struct Launch {
   bool sandboxed = true;
+  Backend backend = Backend::Bwrap;
+  bool planned_only = false;  // BLAUDE_TEST_BACKEND: printed, never started
   sandbox::LaunchPlan plan;            // argv: bwrap … -- cmd (sandboxed) or the command itself
   std::vector<std::string> child_env;  // the started process's environment (bwrap: none)
   std::vector<std::string> notices;    // whole lines for stderr, before the plan's warnings/notes
@@ -31,6 +34,10 @@ struct Launch {
   std::optional<NetLaunch> net;  // proxy mode (issue 13): the proxy supervise() runs
   // The probe's complete walk of the workspace: the audit's snapshot before the session reuses it.
   std::vector<audit::PriorWalk> prior_walks;
+  // Seatbelt: where the session starts (bwrap says it with --chdir), and the argv text the
+  // launcher replaces by the pty slave's name.
+  std::string cwd;
+  std::string tty_token;
 };
 
 using Decision = std::variant<Launch, Failure>;
@@ -44,6 +51,17 @@ sandbox::SandboxRequest sandbox_request(const cli::Options& o, const std::vector
 // Pure over what they are given except for the reads they name (the bwrap probe, the policy
 // files, the trust question on the terminal).
 Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std::vector<std::string>& argv);
+Decision decide_seatbelt(const HostEnv& host, const cli::Options& o, const std::vector<std::string>& argv,
+                         bool planned_only);
+
+// The parts both backends share: the seed's message for a missing program; Claude's settings
+// that would block bypass mode and the onboarding files; the trust gate over the project and
+// user policies (their grants land in req.grants; --dry-run neither asks nor records).
+Failure missing_program(const std::string& name);
+void claude_checks(const HostEnv& host, const cli::Options& o, const std::vector<std::string>& argv, Launch& l);
+std::optional<Failure> trust_gate(const HostEnv& host, const cli::Options& o, sandbox::SandboxRequest& req,
+                                  Launch& l, std::string* project_file = nullptr,
+                                  std::string* no_default_domains = nullptr);
 Decision decide_unsandboxed(const HostEnv& host, const cli::Options& o, const std::vector<std::string>& argv);
 
 // Prints the notices, warnings and notes (and with --debug the command) to stderr; with

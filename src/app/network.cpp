@@ -13,6 +13,7 @@
 
 #include "cli/parse.hpp"
 #include "common/file_io.hpp"
+#include "common/pipe.hpp"
 #include "net/mode.hpp"
 #include "net/service.hpp"
 
@@ -123,7 +124,7 @@ std::variant<std::unique_ptr<NetSession>, Failure> NetSession::start(const NetLa
   cfg.publish = l.publish;
   if (!l.publish.empty()) {
     int sv[2];
-    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+    if (make_socketpair(AF_UNIX, SOCK_SEQPACKET, sv) != 0)
       return Failure{"cannot make the relay's control socket: " + errno_text(), ""};
     s->control_parent_ = sv[0];
     s->control_child_ = sv[1];

@@ -5,6 +5,7 @@
 #include "common/shell_quote.hpp"
 #include "sandbox/bwrap/confine.hpp"
 #include "sandbox/bwrap/format.hpp"
+#include "sandbox/seatbelt/launch.hpp"
 
 namespace blaude::app {
 
@@ -43,6 +44,14 @@ void report(const Launch& l, const cli::Options& o) {
   for (const auto& n : l.plan.notes) say("note: ", n);
   if (!l.sandboxed) {
     if (o.debug) std::fprintf(stderr, "\033[2m%s\033[0m\n", shell_quote(l.plan.argv).c_str());
+  } else if (l.backend == Backend::Seatbelt) {
+    const std::string text = sandbox::seatbelt::format_dry_run(l.plan, l.child_env, l.cwd);
+    if (o.dry_run) {
+      std::fputs(format_preparations(l.plan.preparations).c_str(), stdout);
+      std::fputs(text.c_str(), stdout);
+    } else if (o.debug) {
+      std::fputs(text.c_str(), stderr);
+    }
   } else if (o.dry_run) {
     std::fputs(format_preparations(l.plan.preparations).c_str(), stdout);
     std::fputs(sandbox::bwrap::format_confinement(l.plan.confine).c_str(), stdout);

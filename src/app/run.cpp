@@ -8,6 +8,7 @@
 
 #include "app/apparmor.hpp"
 #include "app/audit.hpp"
+#include "app/backend.hpp"
 #include "app/doctor.hpp"
 #include "app/exec_shim.hpp"
 #include "app/shim_isolation.hpp"
@@ -113,6 +114,9 @@ Outcome run_doctor() {
 
 Outcome run_fix_apparmor(const cli::Options& o) {
   const HostEnv host = HostEnv::read();
+  if (host_backend(host).backend == Backend::Seatbelt)
+    return Failure{"fix-apparmor is for Linux hosts whose AppArmor blocks bubblewrap",
+                   "macOS has no AppArmor; `blaude doctor` checks the Seatbelt sandbox instead.", 2};
   std::string bwrap = o.apparmor_bwrap;
   if (bwrap.empty()) {
     bwrap = find_executable("bwrap", host.get("PATH"), RelativeEntries::Skip).value_or("");

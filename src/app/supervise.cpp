@@ -4,6 +4,10 @@
 
 #include <cstdio>
 #include <memory>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <system_error>
 
 #include "app/exec_shim.hpp"
@@ -51,7 +55,15 @@ std::optional<std::vector<std::string>> shim_on_pty(const std::vector<std::strin
 int supervise(const HostEnv& host, const cli::Options& o, const Launch& l) {
   pty::Command cmd;
   sandbox::bwrap::PreparedLaunch prepared;
-  if (l.sandboxed) {
+  if (l.sandboxed && l.backend == Backend::Seatbelt) {
+    // sandbox-exec runs the command where blaude starts it: bwrap's --chdir, here.
+    if (!l.cwd.empty() && ::chdir(l.cwd.c_str()) != 0) {
+      print(Failure{"cannot enter " + l.cwd + ": " + std::string(std::strerror(errno)), ""});
+      return 1;
+    }
+    cmd.argv = l.plan.argv;
+    cmd.tty_token = l.tty_token;
+  } else if (l.sandboxed) {
     try {
       prepared = sandbox::bwrap::prepare_launch(l.plan);
     } catch (const sandbox::bwrap::HeldPathChanged& e) {
@@ -115,7 +127,7 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l) {
     }
     return 1;
   }
-  if (l.sandboxed && rc == 1) {
+  if (l.sandboxed && l.backend == Backend::Bwrap && rc == 1) {
     // bwrap could not make its user namespace (AppArmor, sysctls), or refused a held bind whose
     // path was swapped after blaude checked it (held.hpp): say which.
     if (auto why = sandbox::bwrap::explain_failure(l.bwrap); !why.empty()) {

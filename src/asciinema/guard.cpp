@@ -27,35 +27,6 @@ void sleep_ms(long ms) {
   }
 }
 
-// Opens the recorder's terminal (its fd 0) as our own description and checks that it is a
-// terminal of ours, that its fd 1 is the same terminal, and that it is not blaude's own.
-UniqueFd open_recorder_tty(pid_t pid, std::string& problem) {
-  std::string base = "/proc/" + std::to_string(pid) + "/fd/";
-  UniqueFd fd(open((base + "0").c_str(), O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC));
-  if (!fd) {
-    problem = "cannot open " + base + "0: " + std::strerror(errno);
-    return {};
-  }
-  struct stat in{}, out{}, ours{};
-  if (!isatty(fd.get()) || fstat(fd.get(), &in) != 0) {
-    problem = base + "0 is not a terminal";
-    return {};
-  }
-  if (in.st_uid != getuid()) {
-    problem = "its terminal belongs to uid " + std::to_string(in.st_uid);
-    return {};
-  }
-  if (stat((base + "1").c_str(), &out) != 0 || out.st_rdev != in.st_rdev) {
-    problem = "its output is not the terminal it reads";
-    return {};
-  }
-  if (fstat(0, &ours) == 0 && ours.st_rdev == in.st_rdev) {
-    problem = "its terminal is blaude's own, so it does not relay blaude's terminal";
-    return {};
-  }
-  return fd;
-}
-
 }  // namespace
 
 Mode Guard::examine() {
@@ -72,7 +43,7 @@ Mode Guard::examine() {
     f.parent = d.parent;
     if (d.recorder) {
       spdlog::debug("asciinema: {}", d.reason);
-      tty_ = open_recorder_tty(d.recorder->stat.pid, f.terminal_problem);
+      tty_ = open_process_terminal(d.recorder->stat.pid, f.terminal_problem);
       f.terminal_ok = static_cast<bool>(tty_);
     }
   }

@@ -1,12 +1,10 @@
 #include "audit/apply.hpp"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,7 +12,13 @@
 
 #include "audit/git_paths.hpp"
 #include "common/paths.hpp"
+#include "common/platform.hpp"
 #include "common/unique_fd.hpp"
+
+#if BLAUDE_LINUX_CALLS
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#endif
 
 namespace blaude::audit {
 
@@ -22,28 +26,96 @@ namespace {
 
 std::string base_of(const std::string& p) { return p.substr(p.rfind('/') + 1); }
 
-// The parent dir with no symlink anywhere on the way (openat2 RESOLVE_NO_SYMLINKS, Linux 5.6+);
-// on older kernels only the last component is checked.
-// A path the user keeps behind a symlink (an include target, say) is resolved first.
-UniqueFd open_parent(const std::string& path) {
-  std::string dir = dirname_of(path);
+#if BLAUDE_LINUX_CALLS
+// Where the held dir fd really is (the kernel's name for it).
+std::string fd_path(int fd) {
+  char link[64], buf[PATH_MAX];
+  std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = ::readlink(link, buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, size_t(n)) : std::string();
+}
+
+// The dir with no symlink anywhere on the way (openat2 RESOLVE_NO_SYMLINKS, Linux 5.6+); on
+// older kernels only the last component is checked.
+UniqueFd open_dir_nofollow(const std::string& dir) {
   open_how how{};
   how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
   how.resolve = RESOLVE_NO_SYMLINKS;
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    long fd = ::syscall(SYS_openat2, AT_FDCWD, dir.c_str(), &how, sizeof how);
-    if (fd >= 0) return UniqueFd(int(fd));
-    if (errno == ENOSYS || errno == E2BIG) break;
-    if (errno != ELOOP || attempt) return UniqueFd();
-    char buf[PATH_MAX];
-    if (!::realpath(dir.c_str(), buf)) return UniqueFd();
-    dir = buf;
-  }
+  long fd = ::syscall(SYS_openat2, AT_FDCWD, dir.c_str(), &how, sizeof how);
+  if (fd >= 0) return UniqueFd(int(fd));
+  if (errno != ENOSYS && errno != E2BIG) return UniqueFd();
   return UniqueFd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
 }
 
 int rename_noreplace(int dfd, const std::string& from, const std::string& to) {
   return int(::syscall(SYS_renameat2, dfd, from.c_str(), dfd, to.c_str(), 1 /* RENAME_NOREPLACE */));
+}
+#else
+// POSIX: one component at a time from /, each opened O_NOFOLLOW (a symlink fails with ELOOP or
+// ENOTDIR), so no symlink is crossed anywhere, as with RESOLVE_NO_SYMLINKS.
+UniqueFd open_dir_nofollow(const std::string& dir) {
+  if (dir.empty() || dir[0] != '/') {
+    errno = EINVAL;
+    return UniqueFd();
+  }
+  UniqueFd at(::open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  size_t i = 1;
+  while (at && i < dir.size()) {
+    size_t j = dir.find('/', i);
+    if (j == std::string::npos) j = dir.size();
+    const std::string part = dir.substr(i, j - i);
+    i = j + 1;
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      errno = EINVAL;  // the paths handed here are normalized
+      return UniqueFd();
+    }
+    int fd = ::openat(at.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOTDIR) errno = ELOOP;  // a symlink named as a dir: say so, as openat2 does
+      return UniqueFd();
+    }
+    at = UniqueFd(fd);
+  }
+  return at;
+}
+
+// No renameat2 here: a link under the new name fails if it exists (EEXIST), then the old name
+// goes. A directory cannot be linked; rename() moves it, and rename of a directory can only
+// replace an empty directory (or fail), so nothing the sandbox left there is lost.
+int rename_noreplace(int dfd, const std::string& from, const std::string& to) {
+  struct stat st;
+  if (::fstatat(dfd, from.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return -1;
+  if (S_ISDIR(st.st_mode)) {
+    if (::fstatat(dfd, to.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+      errno = EEXIST;
+      return -1;
+    }
+    return ::renameat(dfd, from.c_str(), dfd, to.c_str());
+  }
+  if (::linkat(dfd, from.c_str(), dfd, to.c_str(), 0) != 0) return -1;
+  return ::unlinkat(dfd, from.c_str(), 0);
+}
+#endif
+
+// The parent dir of `path`, reached without crossing a symlink, and where it is (`where`).
+// A path the user keeps behind a symlink (an include target, say) is resolved first.
+UniqueFd open_parent(const std::string& path, std::string& where) {
+  std::string dir = dirname_of(path);
+  UniqueFd fd = open_dir_nofollow(dir);
+  if (!fd && errno == ELOOP) {
+    char buf[PATH_MAX];
+    if (!::realpath(dir.c_str(), buf)) return UniqueFd();
+    dir = buf;
+    fd = open_dir_nofollow(dir);
+  }
+  if (!fd) return fd;
+#if BLAUDE_LINUX_CALLS
+  where = fd_path(fd.get());
+#else
+  where = dir;  // reached component by component without a symlink: it is there
+#endif
+  return fd;
 }
 
 // Moves `name` aside to `aside` (or aside-2, -3, ... if taken); returns the name used.
@@ -98,22 +170,14 @@ bool write_new(int dfd, const std::string& name, const std::string& text, mode_t
   return true;
 }
 
-// Where the held dir fd really is (the kernel's name for it).
-std::string fd_path(int fd) {
-  char link[64], buf[PATH_MAX];
-  std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-  ssize_t n = ::readlink(link, buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, size_t(n)) : std::string();
-}
-
 Applied apply_one(const Finding& f, const std::vector<std::string>& roots) {
   Applied a;
-  UniqueFd dfd = open_parent(f.path);
+  std::string where;
+  UniqueFd dfd = open_parent(f.path, where);
   if (!dfd) {
     a.error = std::string("cannot open its directory: ") + std::strerror(errno);
     return a;
   }
-  const std::string where = fd_path(dfd.get());
   bool inside = false;
   for (const auto& r : roots) inside |= !where.empty() && is_under(where, r);
   if (!inside) {

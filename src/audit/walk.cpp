@@ -418,7 +418,7 @@ private:
 
   // true when `path` is a symlink leading outside the roots (recorded as a pointer).
   bool hooks_link(const std::string& path, const std::string& gitdir) {
-    UniqueFd parent(::open(dirname_of(path).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    UniqueFd parent(::open(dirname_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!parent) return false;
     const std::string name = path.substr(path.rfind('/') + 1);
     struct stat st;

@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
-#ifdef __linux__
+
+#include "common/platform.hpp"
+#if BLAUDE_LINUX_CALLS
 #include <sys/mman.h>
 #endif
 
@@ -16,7 +18,7 @@ namespace blaude {
 namespace {
 
 UniqueFd open_anonymous(const char* name) {
-#if defined(__linux__) && !defined(BLAUDE_POSIX_FALLBACKS)
+#if BLAUDE_LINUX_CALLS
   return UniqueFd(::memfd_create(name, MFD_CLOEXEC));
 #else
   const char* tmp = ::getenv("TMPDIR");

@@ -1,10 +1,13 @@
 #include "net/fdpass.hpp"
 
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
+
+#include "common/platform.hpp"
 
 namespace blaude::net {
 
@@ -22,8 +25,16 @@ int send_connection(int sock, uint16_t port, int fd) {
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
   std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+#ifdef MSG_NOSIGNAL
+  constexpr int kNoSignal = MSG_NOSIGNAL;
+#else
+  // Older macOS SDKs: the socket's own option instead (proxy mode is Linux-only for now).
+  constexpr int kNoSignal = 0;
+  int one = 1;
+  ::setsockopt(sock, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof one);
+#endif
   for (;;) {
-    ssize_t n = ::sendmsg(sock, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+    ssize_t n = ::sendmsg(sock, &m, MSG_DONTWAIT | kNoSignal);
     if (n == ssize_t(sizeof payload)) return 0;
     if (n < 0 && errno == EINTR) continue;
     return n < 0 ? -errno : -EIO;
@@ -41,7 +52,12 @@ Received receive_connection(int sock) {
   m.msg_control = ctl;
   m.msg_controllen = sizeof ctl;
   ssize_t n;
-  do n = ::recvmsg(sock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+#if BLAUDE_LINUX_CALLS
+  constexpr int kCloexec = MSG_CMSG_CLOEXEC;
+#else
+  constexpr int kCloexec = 0;  // POSIX has no MSG_CMSG_CLOEXEC: fcntl below (one thread forks)
+#endif
+  do n = ::recvmsg(sock, &m, MSG_DONTWAIT | kCloexec);
   while (n < 0 && errno == EINTR);
   if (n < 0) {
     r.err = -errno;
@@ -62,6 +78,7 @@ Received receive_connection(int sock) {
   bool ok = n == 2 && nfds == 1 && !(m.msg_flags & (MSG_TRUNC | MSG_CTRUNC));
   for (size_t i = 0; i < nfds; ++i) {
     UniqueFd f(fds[i]);
+    if (!kCloexec) ::fcntl(f.get(), F_SETFD, FD_CLOEXEC);
     struct stat st{};
     if (ok && i == 0 && ::fstat(f.get(), &st) == 0 && S_ISSOCK(st.st_mode)) r.fd = std::move(f);
   }

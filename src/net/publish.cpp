@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "common/pipe.hpp"
 #include "common/unique_fd.hpp"
 #include "net/fdpass.hpp"
 
@@ -40,7 +41,7 @@ void Publisher::on_connection(uv_stream_t* server, int status) {
     return b->close();
   }
   int sv[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) != 0) {
+  if (make_socketpair(AF_UNIX, SOCK_STREAM, sv, true) != 0) {
     spdlog::warn("net: published port {}: socketpair: {}", l->port, std::strerror(errno));
     return b->close();
   }

@@ -7,17 +7,20 @@
 #include <signal.h>
 #include <spdlog/sinks/null_sink.h>
 #include <spdlog/spdlog.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
+#include "common/pipe.hpp"
 #include "common/unique_fd.hpp"
 #include "net/relay.hpp"
 
@@ -48,7 +51,7 @@ int listen_on(const std::string& addr, uint16_t port) {
     if (inet_pton(AF_INET, addr.c_str(), &s4->sin_addr) != 1) return -EINVAL;
     len = sizeof *s4;
   }
-  UniqueFd fd(::socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  UniqueFd fd(make_socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM, true));
   if (!fd) return -errno;
   int one = 1;
   ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -78,7 +81,9 @@ size_t connection_budget() {
 // /dev/null, and only its own descriptors open.
 [[noreturn]] void become_relay(const RelayConfig& cfg) {
   ::setsid();
-  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+#ifdef __linux__
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);  // proxy mode is Linux-only (macOS refuses it at decide)
+#endif
   for (int s : {SIGINT, SIGQUIT, SIGHUP, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE}) ::signal(s, SIG_IGN);
   int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   if (null >= 0) {

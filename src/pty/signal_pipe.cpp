@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/pipe.hpp"
+
 namespace blaude::pty {
 
 namespace {
@@ -24,11 +26,7 @@ void on_signal(int signo, siginfo_t* info, void*) {
 }  // namespace
 
 SignalPipe::SignalPipe(std::initializer_list<int> signals) {
-  int p[2];
-  if (pipe2(p, O_CLOEXEC | O_NONBLOCK) == 0) {
-    read_.reset(p[0]);
-    write_.reset(p[1]);
-  }
+  make_pipe(read_, write_, true);  // on failure both stay invalid: no events, as before
   g_write_fd = write_.get();
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +14,10 @@
 #include <memory>
 
 #include "common/pipe.hpp"
+#include "common/platform.hpp"
+#if BLAUDE_LINUX_CALLS
+#include <sys/syscall.h>
+#endif
 
 extern char** environ;
 
@@ -115,7 +118,7 @@ void close_other_fds(int keep_err, const std::vector<int>& keep) {
       if (fl >= 0) fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
       continue;
     }
-#ifdef SYS_close_range
+#if BLAUDE_LINUX_CALLS && defined(SYS_close_range)
     // Close the run up to the next kept fd in one call where the kernel has close_range.
     int next = max;
     for (int k : keep) if (k > fd && k < next) next = k;
@@ -135,6 +138,7 @@ void reset_signals() {
   sa.sa_handler = SIG_DFL;
   sigemptyset(&sa.sa_mask);
   for (int s = 1; s < NSIG; ++s) {
+#if BLAUDE_LINUX_CALLS
     if (sigaction(s, &sa, nullptr) != 0) {
       // glibc refuses its internal signals (32, 33); an inherited "ignore" must still go.
       struct {
@@ -145,6 +149,10 @@ void reset_signals() {
       } k{};
       syscall(SYS_rt_sigaction, s, &k, nullptr, sizeof k.mask);
     }
+#else
+    // POSIX: sigaction refuses only SIGKILL and SIGSTOP, which cannot be ignored anyway.
+    sigaction(s, &sa, nullptr);
+#endif
   }
   sigset_t none;
   sigemptyset(&none);
@@ -221,7 +229,7 @@ template <class Plan>
 // Sanitizer builds fork: they keep per-thread stack state that a foreign stack would confuse.
 template <class Plan>
 pid_t start_child(Plan& plan) {
-#if defined(__linux__) && !defined(BLAUDE_SANITIZED)
+#if BLAUDE_LINUX_CALLS && !defined(BLAUDE_SANITIZED)
   constexpr size_t kStack = 64 * 1024;
   std::unique_ptr<char[]> stack(new char[kStack]);
   return clone(clone_entry<Plan>, stack.get() + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
@@ -262,20 +270,57 @@ pid_t fork_exec(const std::string& path, const Command& cmd, UniqueFd& report, i
 
 }  // namespace
 
-Child spawn_on_pty(const std::string& path, const Command& cmd, const termios* modes,
+namespace {
+
+// A pty master, close-on-exec, and its slave's path; an invalid fd (errno set) on failure.
+UniqueFd open_master(std::string& slave) {
+#if BLAUDE_LINUX_CALLS
+  UniqueFd master(posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC));
+#else
+  // POSIX names only O_RDWR and O_NOCTTY for posix_openpt.
+  UniqueFd master(posix_openpt(O_RDWR | O_NOCTTY));
+  if (master && fcntl(master.get(), F_SETFD, FD_CLOEXEC) != 0) return UniqueFd();
+#endif
+  if (!master || grantpt(master.get()) != 0 || unlockpt(master.get()) != 0) {
+    if (!errno) errno = EIO;
+    return UniqueFd();
+  }
+#if BLAUDE_LINUX_CALLS
+  char name[128];
+  if (ptsname_r(master.get(), name, sizeof name) != 0) return UniqueFd();
+  slave = name;
+#else
+  // ptsname's static buffer: blaude opens ptys on one thread only.
+  const char* name = ptsname(master.get());
+  if (!name) return UniqueFd();
+  slave = name;
+#endif
+  return master;
+}
+
+Command with_tty_name(const Command& cmd, const std::string& slave) {
+  Command out = cmd;
+  if (cmd.tty_token.empty()) return out;
+  for (auto& a : out.argv)
+    for (size_t at = a.find(cmd.tty_token); at != std::string::npos; at = a.find(cmd.tty_token, at + slave.size()))
+      a.replace(at, cmd.tty_token.size(), slave);
+  return out;
+}
+
+}  // namespace
+
+Child spawn_on_pty(const std::string& path, const Command& cmd_in, const termios* modes,
                    const winsize* size) {
   Child c;
-  UniqueFd master(posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC));
-  if (!master || grantpt(master.get()) != 0 || unlockpt(master.get()) != 0) {
+  std::string name;
+  errno = 0;
+  UniqueFd master = open_master(name);
+  if (!master) {
     c.exec_errno = errno ? errno : EIO;
     return c;
   }
-  char name[128];
-  if (ptsname_r(master.get(), name, sizeof name) != 0) {
-    c.exec_errno = errno;
-    return c;
-  }
-  UniqueFd slave(open(name, O_RDWR | O_NOCTTY | O_CLOEXEC));
+  const Command cmd = with_tty_name(cmd_in, name);
+  UniqueFd slave(open(name.c_str(), O_RDWR | O_NOCTTY | O_CLOEXEC));
   if (!slave) {
     c.exec_errno = errno;
     return c;

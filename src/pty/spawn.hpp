@@ -34,6 +34,10 @@ struct Command {
   // When set: the argv to run instead when the child runs on blaude's own pty (not when the
   // supervisor falls back to pipes mode on the user's terminal).
   std::optional<std::vector<std::string>> pty_argv;
+  // Pty mode: every occurrence of this text in argv is replaced by the pty slave's path before
+  // exec ("" = none). The Seatbelt profile names the session's own terminal this way: its name
+  // exists only once the pty is open.
+  std::string tty_token;
 };
 
 // Where argv[0] resolves with this PATH, or why it cannot run.

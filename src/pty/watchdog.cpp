@@ -3,12 +3,17 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
+
+#include "common/pipe.hpp"
+#include "common/platform.hpp"
+#if BLAUDE_LINUX_CALLS
+#include <sys/syscall.h>
+#endif
 
 namespace blaude::pty {
 
@@ -75,7 +80,10 @@ int lift(int fd) {
     if (from[k] < 0) close(slot[k]);  // unused: whatever blaude had there must not stay open
     else if (dup2(from[k], slot[k]) != slot[k]) _exit(1);
   }
-  if (syscall(SYS_close_range, static_cast<unsigned>(kFirstFree), ~0U, 0U) != 0) {
+#if BLAUDE_LINUX_CALLS
+  if (syscall(SYS_close_range, static_cast<unsigned>(kFirstFree), ~0U, 0U) != 0)
+#endif
+  {
     long max = sysconf(_SC_OPEN_MAX);
     for (long fd = kFirstFree; fd < (max > 0 && max < 65536 ? max : 65536); ++fd)
       close(static_cast<int>(fd));
@@ -114,9 +122,8 @@ int lift(int fd) {
 
 bool Watchdog::start(const WatchdogPlan& plan) {
   if (pid_ > 0) return true;
-  int p[2];
-  if (pipe2(p, O_CLOEXEC) != 0) return false;
-  UniqueFd rd(p[0]), wr(p[1]);
+  UniqueFd rd, wr;
+  if (!make_pipe(rd, wr)) return false;
   pid_t pid = fork();
   if (pid < 0) return false;
   if (pid == 0) watchdog_main(rd.get(), plan);

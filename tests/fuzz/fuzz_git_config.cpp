@@ -4,17 +4,17 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "sandbox/bwrap/git_config.hpp"
+#include "sandbox/workspace/git_config.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  auto entries = blaude::sandbox::bwrap::parse_git_config(text);
+  auto entries = blaude::sandbox::workspace::parse_git_config(text);
   for (const auto& e : entries) {
     if (e.section.empty() || e.key.empty()) std::abort();
     for (char c : e.section + e.key)
       if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.')) std::abort();
     if (!e.has_value && !e.value.empty()) std::abort();
   }
-  (void)blaude::sandbox::bwrap::git_config_facts(entries);
+  (void)blaude::sandbox::workspace::git_config_facts(entries);
   return 0;
 }

@@ -72,7 +72,18 @@ tm_start() {
 }
 tm_type() { tm send-keys -t t -l "$*"; }
 tm_enter() { tm send-keys -t t Enter; }
-tm_run() { tm_type "$*"; tm_enter; }
+# A command line that ends exactly at the pane's right edge leaves the next row marked as a
+# wrapped continuation, so capture-pane -J joins the command's first line of output to the
+# command ('^...' waits then miss it; only at some lengths, e.g. of the build dir's path). One
+# trailing space moves the end off the edge.
+tm_run() {
+  local cmd="$*" w x
+  w=$(tm display-message -p -t t '#{pane_width}')
+  x=$(tm display-message -p -t t '#{cursor_x}')
+  (( (x + ${#cmd}) % w == 0 )) && cmd+=" "
+  tm_type "$cmd"
+  tm_enter
+}
 tm_screen() { tm capture-pane -t t -p -J -S -2000; }
 # tm_wait PATTERN [seconds]: wait until the pane shows an extended-regex match
 tm_wait() {

@@ -38,6 +38,7 @@ run_gate "B --exec $READ"
 check "new policy asks" tm_wait 'apply this policy\? \[y/N\]' 30
 screen=$(tm_screen)
 check "prompt says new" grep -q "new project policy: $P/.blaude" <<<"$screen"
+check "prompt shows the file's own text" grep -q '^  | allow-write ./.git$' <<<"$screen"
 check "prompt lists the write grant" grep -Eq "write +$H/.cache/proj-build" <<<"$screen"
 check "prompt notes the ignored in-project grant" grep -q "$P/.blaude:4: ./.git is inside the project" <<<"$screen"
 check "prompt lists the toolchain read" grep -Eq "read +$H/.config/gh +\(tool gh" <<<"$screen"

@@ -1,22 +1,30 @@
 #include "sandbox/bwrap/confine.hpp"
 
 #include <fcntl.h>
-#include <linux/keyctl.h>
-#include <sched.h>
-#include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
+#include "common/pipe.hpp"
+
+// bwrap's own confinement: Linux calls with no POSIX counterpart. Elsewhere (macOS) the bwrap
+// backend never runs; the functions say so (ENOSYS), as protect_gate.cpp's helper does.
+#ifdef __linux__
+#include <linux/keyctl.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#endif
+
 namespace blaude::sandbox::bwrap {
 
 namespace {
 
+#ifdef __linux__
 // Debian 12's <linux/landlock.h> predates the `scoped` field (Linux 6.12, ABI 6).
 struct RulesetAttr {
   uint64_t handled_access_fs;
@@ -96,6 +104,7 @@ int overlay(const char* dir, const char* upper, const char* work, char* opts, si
   ::close(wk);
   return e;
 }
+#endif  // __linux__
 
 }  // namespace
 
@@ -119,6 +128,7 @@ const char* confine_step_name(int step) {
   return "confinement";
 }
 
+#ifdef __linux__
 int apply_confinement(const PreparedConfinement& p, int* failed_step) {
   const Confinement& c = p.spec_;
   auto fail = [&](int step, int e) {
@@ -146,6 +156,13 @@ int apply_confinement(const PreparedConfinement& p, int* failed_step) {
   }
   return 0;
 }
+#else
+int apply_confinement(const PreparedConfinement& p, int* failed_step) {
+  if (p.spec_.empty()) return 0;
+  *failed_step = p.spec_.fresh_keyring ? kStepKeyring : !p.spec_.overlays.empty() ? kStepUserns : kStepLandlock;
+  return ENOSYS;
+}
+#endif
 
 std::string format_confinement(const Confinement& c) {
   if (c.empty()) return {};
@@ -160,8 +177,12 @@ std::string format_confinement(const Confinement& c) {
 }
 
 int landlock_abi() {
+#ifdef __linux__
   long v = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, kCreateRulesetVersion);
   return v < 0 ? 0 : int(v);
+#else
+  return 0;
+#endif
 }
 
 bool own_overlay_works(std::string* why) {
@@ -176,11 +197,12 @@ bool own_overlay_works(std::string* why) {
   }
   c.overlays = {dir};
   PreparedConfinement p(c);
-  int pipefd[2];
-  if (::pipe2(pipefd, O_CLOEXEC) != 0) {
+  UniqueFd rd, wr;
+  if (!make_pipe(rd, wr)) {
     ::rmdir(dir);
     return false;
   }
+  int pipefd[2] = {rd.release(), wr.release()};
   pid_t pid = ::fork();
   if (pid == 0) {
     int step = 0;

@@ -9,7 +9,7 @@
 
 #include "common/host_env.hpp"
 #include "sandbox/launch_plan.hpp"
-#include "sandbox/bwrap/repo_scan.hpp"
+#include "sandbox/bwrap/workspace.hpp"
 #include "sandbox/request.hpp"
 
 namespace blaude::sandbox::bwrap {
@@ -186,9 +186,7 @@ std::vector<std::string> paths_of_interest(const HostFacts& partial);
 
 // Names the workspace walk prunes below the root (never the root itself, whatever its name).
 bool is_noise_dir(const std::string& name);
-// The protected file names checked at every depth up to 3.
-const std::vector<std::string>& protected_file_names();
-// Also protected at depth 1..3: files named .env* (.env, .env.local, .envrc), as on macOS.
-bool is_env_file_name(const std::string& name);
+// The protected file names (checked at every depth up to 3) and the .env* files are the
+// workspace module's (sandbox/workspace/names.hpp), shared with Seatbelt.
 
 }  // namespace blaude::sandbox::bwrap

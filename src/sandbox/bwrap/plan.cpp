@@ -362,9 +362,19 @@ void add_mounts(Builder& b) {
   }
 }
 
+// An exec grant inside a writable one (a toolchain's npx/uvx cache) needs nothing here: bwrap
+// has no exec rule, and a read-only bind of it would be hidden by the writable bind.
+bool inside_write_grant(const Grant& g, const Grants& grants) {
+  if (g.access != Access::Exec) return false;
+  for (const auto& w : grants)
+    if (w.access == Access::Write && is_under(g.path, w.path)) return true;
+  return false;
+}
+
 void add_grants(Builder& b, const Grants& grants) {
   for (const auto& g : grants) {
     if (g.access == Access::Net) continue;  // proxy mode's, never a mount (the app keeps them apart)
+    if (inside_write_grant(g, grants)) continue;
     // The policy names optional tool dirs: skip the ones probed and absent. An unprobed path
     // is bound anyway, and bwrap refuses to start if it is missing (fail closed).
     if (b.f.paths.count(g.path) && b.f.at(g.path).kind == Kind::Missing) continue;

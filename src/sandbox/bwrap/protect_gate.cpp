@@ -2,13 +2,10 @@
 
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/mount.h>
-#include <linux/openat2.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,6 +13,15 @@
 #include <cerrno>
 #include <cstring>
 #include <system_error>
+
+// The fd-based mounts below are the bwrap backend's own, and bwrap exists only on Linux: they
+// are no POSIX fallback of anything macOS runs, so a forced-fallbacks build keeps them (and the
+// suite keeps testing the real protections). Elsewhere the helper is not compiled.
+#ifdef __linux__
+#include <linux/mount.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#endif
 
 namespace blaude::sandbox::bwrap {
 
@@ -40,6 +46,7 @@ std::string check_inner_mounts(const std::vector<InnerMount>& mounts) {
   return {};
 }
 
+#ifdef __linux__
 bool inner_mounts_work(const std::string& bwrap) {
   struct stat st;
   if (bwrap.empty() || ::stat(bwrap.c_str(), &st) != 0 || (st.st_mode & (S_ISUID | S_ISGID))) return false;
@@ -304,6 +311,16 @@ ProtectGate ProtectGate::start(const std::vector<InnerMount>& mounts, std::chron
   }
   return g;
 }
+
+#else
+// Not Linux: no bwrap, no fd-based mounts; the planner would protect with bwrap's own options
+// (see plan.cpp), and never starts the helper.
+bool inner_mounts_work(const std::string&) { return false; }
+
+ProtectGate ProtectGate::start(const std::vector<InnerMount>&, std::chrono::milliseconds) {
+  throw std::system_error(ENOSYS, std::generic_category(), "the protect helper needs Linux mount calls");
+}
+#endif  // __linux__
 
 void ProtectGate::release_child_ends() {
   info_w_.reset();

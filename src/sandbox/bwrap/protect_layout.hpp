@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "sandbox/bwrap/protect_gate.hpp"
-#include "sandbox/bwrap/repo_scan.hpp"
+#include "sandbox/bwrap/workspace.hpp"
 
 namespace blaude::sandbox::bwrap {
 

@@ -15,7 +15,7 @@
 
 #include "common/file_io.hpp"
 #include "common/paths.hpp"
-#include "sandbox/bwrap/workspace_walk.hpp"
+#include "sandbox/bwrap/workspace.hpp"
 
 namespace blaude::sandbox::bwrap {
 
@@ -115,21 +115,6 @@ WorkspaceScan scan_workspace(const std::string& root, const std::string& home, c
 bool is_noise_dir(const std::string& name) {
   static const char* const noise[] = {"node_modules", "target", "dist", "build", ".venv", "vendor", "__pycache__"};
   return std::find(std::begin(noise), std::end(noise), name) != std::end(noise);
-}
-
-bool is_env_file_name(const std::string& name) {
-  // .env, .env.local, .envrc (direnv runs it on the host): files only; a venv dir named .env is not.
-  return name.rfind(".env", 0) == 0;
-}
-
-const std::vector<std::string>& protected_file_names() {
-  static const std::vector<std::string> names = {
-      ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zprofile", ".zshenv",
-      ".zlogin", ".gitconfig", ".gitmodules", ".ripgreprc", ".mcp.json",
-      // The project policy: the agent must not widen its own grants (the trust gate would ask
-      // again, but a user in a hurry says yes).
-      ".blaude", ".xclaude"};
-  return names;
 }
 
 }  // namespace blaude::sandbox::bwrap

@@ -135,7 +135,11 @@ std::string check_grant_path(Access access, const std::string& path, const Polic
   for (const char* r : kTopLevel)
     if (path == r) return std::string(r) + " would grant every user's files";
   for (const char* r : kSystemRoots) {
-    if (path == r) return std::string(r) + " is a system directory; the base policy covers it";
+    // Not "the base covers it": /opt, /Applications or /nix are not in the macOS base; a grant
+    // names the part it needs.
+    if (path == r)
+      return std::string(r) + " is a whole system tree; grant the subdirectory you need (e.g. " + r +
+             "/<name>)";
     if (access == Access::Write && path_within(path, r))
       return "system directories (" + std::string(r) + ") cannot be made writable";
   }
@@ -212,6 +216,7 @@ PolicyResult parse_policy(std::string_view text, const std::string& origin_file,
       add(Access::Read, tc->read);
       add(Access::Write, tc->write);
       add(Access::Exec, tc->exec);
+      add(Access::Exec, tc->run);
       continue;
     }
     if (verb == "allow-domain") {

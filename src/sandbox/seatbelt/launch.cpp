@@ -1,59 +1,42 @@
 #include "sandbox/seatbelt/launch.hpp"
 
-#ifdef __APPLE__
-#include <unistd.h>
-#endif
-
-#include <climits>
-#include <cstdlib>
-
-#include "sandbox/trust/io.hpp"
+#include "common/shell_quote.hpp"
 
 namespace blaude::sandbox::seatbelt {
 
-using namespace blaude::sandbox::policy;
-using namespace blaude::sandbox::trust;
-
-SeatbeltContext seatbelt_context_from_host(const trust::GateRequest& req, const trust::LoadedPolicies& loaded,
-                                           const std::string& tty_device) {
-  auto resolved = [](const std::string& p) {
-    char buf[PATH_MAX];
-    return !p.empty() && ::realpath(p.c_str(), buf) ? std::string(buf) : p;
-  };
-  SeatbeltContext c;
-  c.home = resolved(req.home);
-  c.project_dir = resolved(req.project_root);
-  const char* tmp = std::getenv("TMPDIR");
-  if (tmp && tmp[0] == '/') c.tmp_dir = resolved(tmp);
-  while (c.tmp_dir.size() > 1 && c.tmp_dir.back() == '/') c.tmp_dir.pop_back();
-  // $TMPDIR becomes writable: never let it be / or an ancestor of home.
-  if (c.tmp_dir == "/" || path_within(c.home, c.tmp_dir)) c.tmp_dir.clear();
-  auto common = find_git_common_dir(req.project_root);
-  if (!common.empty() && !path_within(common, c.project_dir)) c.git_common_dir = common;
-  c.policy_file = loaded.project_file.empty() ? "" : resolved(loaded.project_file);
-  c.tty_device = tty_device;
-  return c;
-}
-
-std::variant<LaunchPlan, SeatbeltLaunchError> seatbelt_launch(
-    const std::optional<std::string>& sandbox_exec, const std::string& profile,
-    const std::vector<std::string>& command) {
-  if (!sandbox_exec || sandbox_exec->empty())
-    return SeatbeltLaunchError{std::string("sandbox-exec not found at ") + kSandboxExec,
-                               "blaude needs macOS's sandbox-exec; it will not run Claude "
-                               "unsandboxed (use --no-sandbox to do that deliberately)"};
-  if (command.empty()) return SeatbeltLaunchError{"nothing to run", "give a command"};
+std::variant<LaunchPlan, SeatbeltPlanError> seatbelt_launch(const std::string& sandbox_exec,
+                                                            const std::string& profile,
+                                                            const std::vector<std::string>& command) {
+  if (sandbox_exec.empty())
+    return SeatbeltPlanError{std::string("sandbox-exec not found at ") + kSandboxExec,
+                             "blaude needs macOS's sandbox-exec; it will not run Claude unsandboxed "
+                             "(use --no-sandbox to do that deliberately)"};
+  if (command.empty()) return SeatbeltPlanError{"nothing to run", "give a command"};
   LaunchPlan plan;
-  plan.argv = {*sandbox_exec, "-p", profile, "--"};
+  plan.argv = {sandbox_exec, "-p", profile, "--"};
   plan.argv.insert(plan.argv.end(), command.begin(), command.end());
   return plan;
 }
 
-std::optional<std::string> probe_sandbox_exec() {
-#ifdef __APPLE__
-  if (::access(kSandboxExec, X_OK) == 0) return std::string(kSandboxExec);
-#endif
-  return std::nullopt;
+std::string format_dry_run(const LaunchPlan& plan, const std::vector<std::string>& env, const std::string& cwd) {
+  // A delimiter the profile cannot contain: the profile has no line of its own equal to it.
+  std::string delim = "BLAUDE_PROFILE";
+  const std::string& profile = plan.argv.size() > 2 ? plan.argv[2] : std::string();
+  while (profile.find("\n" + delim + "\n") != std::string::npos || profile.starts_with(delim + "\n")) delim += "_";
+  std::string out;
+  out += "# The Seatbelt profile. The line naming the session's terminal shows " + std::string(kTtyToken) +
+         ":\n# blaude puts the pty it opens there (its name exists only then).\n";
+  out += "PROFILE=$(cat <<'" + delim + "'\n" + profile;
+  if (!profile.empty() && profile.back() != '\n') out += "\n";
+  out += delim + "\n)\n";
+  std::vector<std::string> cmd = {"env", "-i"};
+  cmd.insert(cmd.end(), env.begin(), env.end());
+  std::string line = "cd " + shell_quote(cwd) + " && " + shell_quote(cmd);
+  for (size_t i = 0; i < plan.argv.size(); ++i) {
+    line += " ";
+    line += i == 2 ? std::string("\"$PROFILE\"") : shell_quote(plan.argv[i]);
+  }
+  return out + line + "\n";
 }
 
 }  // namespace blaude::sandbox::seatbelt

@@ -1,38 +1,29 @@
-// macOS backend, launch part. The argv builder is pure and portable; only the probe for
-// sandbox-exec is Apple-specific (and tiny). The profile goes inline (-p): no file the sandbox
-// could rewrite between our write and sandbox-exec's read (xclaude's hole, reference A.12).
+// macOS backend, launch part: the sandbox-exec argv and what --dry-run prints. Pure. The profile
+// goes inline (-p): no file the sandbox could rewrite between our write and sandbox-exec's read
+// (xclaude's hole, reference A.12).
 #pragma once
-#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "sandbox/launch_plan.hpp"
-#include "sandbox/seatbelt/profile.hpp"
-#include "sandbox/trust/gate.hpp"
+#include "sandbox/seatbelt/context.hpp"
 
 namespace blaude::sandbox::seatbelt {
 
-inline constexpr const char* kSandboxExec = "/usr/bin/sandbox-exec";
+// The launcher replaces this in argv by the session's pty slave (pty::Command::tty_token).
+inline constexpr const char* kTtyToken = "@BLAUDE_PTY@";
 
-struct SeatbeltLaunchError {
-  std::string message;  // "sandbox-exec not found …"
-  std::string hint;
-};
+// `sandbox-exec -p PROFILE -- command...`, or an error when sandbox-exec is missing (fail
+// closed: never run unsandboxed by surprise).
+std::variant<LaunchPlan, SeatbeltPlanError> seatbelt_launch(const std::string& sandbox_exec,
+                                                            const std::string& profile,
+                                                            const std::vector<std::string>& command);
 
-// sandbox_exec: the probed path of sandbox-exec, or nullopt when it is missing; then the result
-// is an error (fail closed: never run unsandboxed by surprise).
-std::variant<LaunchPlan, SeatbeltLaunchError> seatbelt_launch(
-    const std::optional<std::string>& sandbox_exec, const std::string& profile,
-    const std::vector<std::string>& command);
-
-// Host facts for the profile (portable; realpath only): resolved home, project and $TMPDIR, the
-// git common dir when it lies outside the project (a linked worktree), the project policy file.
-// tty_device: the supervisor's pty slave name (ptsname), so only that terminal is reachable.
-SeatbeltContext seatbelt_context_from_host(const trust::GateRequest& req, const trust::LoadedPolicies& loaded,
-                                           const std::string& tty_device);
-
-// Host probe: the usable sandbox-exec path. Always nullopt on non-Apple platforms.
-std::optional<std::string> probe_sandbox_exec();
+// What --dry-run prints: the profile in a here-document, then the command that runs it with the
+// exact environment (`env -i`) from the session's directory, runnable as printed. The pty's
+// name is unknown before the session opens it: a comment says so, and the printed profile
+// names it by the token.
+std::string format_dry_run(const LaunchPlan& plan, const std::vector<std::string>& env, const std::string& cwd);
 
 }  // namespace blaude::sandbox::seatbelt

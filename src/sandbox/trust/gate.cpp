@@ -24,7 +24,7 @@ using namespace blaude::sandbox::policy;
 namespace {
 
 // Bump when the base policy's meaning changes in a way toolchains/protected lists don't show.
-constexpr const char* kBaseRevision = "blaude-base-1";
+constexpr const char* kBaseRevision = "blaude-base-2";  // 2: the Seatbelt base of issue 16
 
 GateResult error(std::string message, std::string hint) {
   GateResult r;
@@ -119,6 +119,7 @@ GateResult load_policies(const GateRequest& req) {
   if (f.exists) {
     // The same bytes are hashed and parsed: there is no second read to race with.
     L.sha256 = sha256_hex(f.content);
+    L.project_text = f.content;
     auto parsed = parse_policy(f.content, path, ctx);
     if (!parsed.ok()) return error(format_errors(parsed.errors), "fix the lines above");
     if (!parsed.policy.no_default_domains.empty())
@@ -180,7 +181,11 @@ GateResult run_trust_gate(const GateRequest& req) {
                  "for this run");
   // Discard type-ahead: only an answer typed after the question counts.
   ::tcflush(tty.get(), TCIFLUSH);
-  if (!tty_write(tty.get(), trust_prompt(L.project_file, check, project_grants, L.project.notes)))
+  // What really applies here: the grants as written plus their symlink targets (resolve.hpp).
+  const PolicyContext ctx{req.home, req.project_root, req.path_dirs, req.config_dir};
+  const Grants resolved = resolve_grants(project_grants, ctx).grants;
+  if (!tty_write(tty.get(), trust_prompt(L.project_file, check, project_grants, L.project.notes, L.project_text,
+                                         resolved)))
     return error("cannot write to " + req.tty_path, "run blaude from a terminal");
   const std::string reply = tty_read_line(tty.get());
   if (!is_yes(reply)) {

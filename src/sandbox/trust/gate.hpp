@@ -25,6 +25,7 @@ struct LoadedPolicies {
   std::string user_file;     // "" when there is none
   std::string project_file;  // "" when there is none
   std::string sha256;        // of the project file's bytes
+  std::string project_text;  // those bytes (the trust prompt shows them)
   std::string scope;         // trust scope of the project
   policy::Policy user, project;
   Grants grants;             // effective (user + project): normalised, symlinks resolved and

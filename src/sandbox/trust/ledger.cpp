@@ -1,5 +1,10 @@
 #include "sandbox/trust/ledger.hpp"
 
+#include <utf8proc.h>
+
+#include <algorithm>
+#include <cstdio>
+
 #include <nlohmann/json.hpp>
 
 #include "sandbox/policy/print.hpp"
@@ -95,8 +100,45 @@ void record_trust(Ledger& ledger, TrustEntry entry) {
   ledger.entries.push_back(std::move(entry));
 }
 
+std::string quote_policy_text(std::string_view text, size_t max_lines) {
+  std::string out;
+  size_t lines = 0, total = 0;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t nl = text.find('\n', pos);
+    std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    pos = nl == std::string_view::npos ? text.size() : nl + 1;
+    ++total;
+    if (lines >= max_lines) continue;
+    ++lines;
+    out += "  | ";
+    const auto* b = reinterpret_cast<const utf8proc_uint8_t*>(line.data());
+    utf8proc_ssize_t left = static_cast<utf8proc_ssize_t>(line.size());
+    while (left > 0) {
+      utf8proc_int32_t cp = 0;
+      utf8proc_ssize_t n = utf8proc_iterate(b, left, &cp);
+      bool shown = n > 0 && !(cp < 0x20 && cp != '\t') && cp != 0x7f && !(cp >= 0x80 && cp < 0xa0);
+      if (n <= 0) n = 1;
+      if (shown) {
+        out.append(reinterpret_cast<const char*>(b), size_t(n));
+      } else {
+        for (utf8proc_ssize_t i = 0; i < n; ++i) {
+          char hex[8];
+          std::snprintf(hex, sizeof hex, "\\x%02x", unsigned(b[i]));
+          out += hex;
+        }
+      }
+      b += n;
+      left -= n;
+    }
+    out += "\n";
+  }
+  if (total > lines)
+    out += "  | ... (" + std::to_string(total - lines) + " more lines; the grants below are all of them)\n";
+  return out;
+}
+
 std::string trust_prompt(const std::string& file, const TrustCheck& check, const Grants& grants,
-                         const std::vector<std::string>& notes) {
+                         const std::vector<std::string>& notes, std::string_view text, const Grants& resolved) {
   std::string out;
   switch (check.state) {
     case TrustState::New: out += "blaude: new project policy: " + file + "\n"; break;
@@ -106,7 +148,15 @@ std::string trust_prompt(const std::string& file, const TrustCheck& check, const
       break;
     case TrustState::Trusted: out += "blaude: trusted project policy: " + file + "\n"; break;
   }
+  if (!text.empty()) out += "Its text:\n" + quote_policy_text(text);
   out += "It grants, highest risk first:\n" + format_grants(grants);
+  Grants elsewhere;
+  for (const auto& g : resolved)
+    if (std::none_of(grants.begin(), grants.end(),
+                     [&](const Grant& w) { return w.access == g.access && w.path == g.path; }))
+      elsewhere.push_back(g);
+  if (!elsewhere.empty())
+    out += "On this host symlinks send some of them elsewhere; these paths apply too:\n" + format_grants(elsewhere);
   for (const auto& n : notes) out += "  note: " + n + "\n";
   if (check.previous) {
     out += "Compared with what you trusted before:\n";

@@ -42,9 +42,17 @@ TrustCheck check_trust(const Ledger& ledger, std::string_view scope, std::string
 // Adds or replaces the entry for entry.scope.
 void record_trust(Ledger& ledger, TrustEntry entry);
 
-// Everything the user sees before the question, and the question itself.
+// Everything the user sees before the question, and the question itself: the file's own text
+// (quoted, see quote_policy_text), the grants it makes as written, and, when symlinks on this
+// host send a grant elsewhere, the resolved paths that will really apply.
 std::string trust_prompt(const std::string& file, const TrustCheck& check, const Grants& grants,
-                         const std::vector<std::string>& notes = {});
+                         const std::vector<std::string>& notes = {}, std::string_view text = {},
+                         const Grants& resolved = {});
+
+// The policy file's text as the prompt shows it: every line prefixed with "  | ", anything a
+// terminal could act on (control characters, escape sequences, C1, invalid UTF-8) shown as
+// \xNN instead, at most max_lines lines (then how many were left out). Pure.
+std::string quote_policy_text(std::string_view text, size_t max_lines = 60);
 
 // "y" / "yes" in any case, surrounding blanks ignored. Everything else, including "", is no.
 bool is_yes(std::string_view reply);

@@ -13,7 +13,7 @@
 #include "app/launch.hpp"
 #include "sandbox/bwrap/features.hpp"
 #include "sandbox/bwrap/scan.hpp"
-#include "sandbox/bwrap/workspace_walk.hpp"
+#include "sandbox/bwrap/workspace.hpp"
 #include "common/paths.hpp"
 
 using namespace blaude;
@@ -244,6 +244,7 @@ TEST_CASE("policy files and .env* files are protected, a venv dir named .env is 
   t.dir("py/.env/bin");           // a virtualenv: a directory, walked, not protected itself
   t.file(".environment-notes.md");  // starts with .env: protected too (prefix, as on macOS)
   t.file("README.env");             // control: does not start with .env
+  t.file(".env.example", "X=\n");   // a template: the agent may edit it (issue 16)
   auto s = scan_workspace(t.path.string(), "/nonexistent", "");
   CHECK(hit(s, ".blaude"));
   CHECK(hit(s, "sub/.xclaude"));
@@ -253,4 +254,5 @@ TEST_CASE("policy files and .env* files are protected, a venv dir named .env is 
   CHECK(hit(s, ".environment-notes.md"));
   CHECK_FALSE(hit(s, "py/.env"));
   CHECK_FALSE(hit(s, "README.env"));
+  CHECK_FALSE(hit(s, ".env.example"));
 }

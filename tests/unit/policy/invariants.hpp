@@ -58,6 +58,7 @@ inline std::string check_parsed(std::string_view text, const PolicyContext& ctx,
       for (auto p : t->read) declared.push_back({Access::Read, ex(p), o});
       for (auto p : t->write) declared.push_back({Access::Write, ex(p), o});
       for (auto p : t->exec) declared.push_back({Access::Exec, ex(p), o});
+      for (auto p : t->run) declared.push_back({Access::Exec, ex(p), o});
       continue;
     }
     if (verb == "no-default-domains") continue;  // no grant: it takes default hosts away
@@ -104,11 +105,16 @@ inline std::string check_parsed(std::string_view text, const PolicyContext& ctx,
         return "forbidden character in an accepted path";
   }
   // The SBPL: exactly one rule per normalised grant, all before the protective denies.
-  SeatbeltContext sc{ctx.home, ctx.project_root, "", "", file, ""};
-  auto base = sbpl::read_all(seatbelt_profile(Policy{}, sc));
-  auto forms = sbpl::read_all(seatbelt_profile(r.policy, sc));
+  SeatbeltContext sc;
+  sc.home = ctx.home;
+  sc.project_dir = ctx.project_root;
+  sc.claude_config_dir = ctx.home + "/.claude";
+  sc.always_protect = {file};
+  sc.protect = {{ctx.project_root + "/.git/hooks", true, "hooks"}, {ctx.project_root + "/.git/config", false, "config"}};
   auto grants = policy_grants(r.policy);
   std::erase_if(grants, [](const Grant& g) { return g.access == Access::Net; });  // no SBPL: proxy mode is Linux's
+  auto base = sbpl::read_all(seatbelt_profile({}, sc));
+  auto forms = sbpl::read_all(seatbelt_profile(grants, sc));
   if (forms.size() != base.size() + grants.size()) return "SBPL rule count is not base + grants";
   const size_t first = base.size() - 2;
   for (size_t i = 0; i < grants.size(); ++i) {

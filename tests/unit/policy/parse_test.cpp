@@ -88,7 +88,7 @@ TEST_CASE("policy: strict path rules", "[policy]") {
       {"allow-read /Users", "$HOME or one of its ancestors"},
       {"allow-write /Users/alice", "$HOME or one of its ancestors"},
       {"allow-read /Users/alice/", "$HOME or one of its ancestors"},
-      {"allow-read /usr", "system directory"},
+      {"allow-read /usr", "whole system tree"},
       {"allow-write /usr/local/lib", "cannot be made writable"},
       {"allow-write /etc/hosts", "cannot be made writable"},
       {"allow-write /opt/homebrew/bin", "cannot be made writable"},

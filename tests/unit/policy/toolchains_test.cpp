@@ -62,11 +62,34 @@ TEST_CASE("toolchains: `tool NAME` yields exactly the table's grants", "[policy]
     INFO(t.name);
     auto r = parse_policy("tool " + std::string(t.name) + "\n", "/p/.blaude", test_context());
     REQUIRE(r.ok());
-    size_t expected = t.read.size() + t.write.size() + t.exec.size();
+    size_t expected = t.read.size() + t.write.size() + t.exec.size() + t.run.size();
     REQUIRE(r.policy.grants.size() == expected);
     size_t i = 0;
     for (auto p : t.read) CHECK((r.policy.grants[i].access == Access::Read && r.policy.grants[i++].path == expand(p)));
     for (auto p : t.write) CHECK((r.policy.grants[i].access == Access::Write && r.policy.grants[i++].path == expand(p)));
     for (auto p : t.exec) CHECK((r.policy.grants[i].access == Access::Exec && r.policy.grants[i++].path == expand(p)));
+    for (auto p : t.run) CHECK((r.policy.grants[i].access == Access::Exec && r.policy.grants[i++].path == expand(p)));
   }
+}
+
+TEST_CASE("toolchains: the run exception is only a dir inside the same toolchain's writable cache", "[policy][toolchains]") {
+  // npx/pnpm dlx/uvx run what they download from there; anything else executable and writable
+  // would break the invariant above. Control: xclaude's writable ~/.cargo/bin would not pass.
+  auto inside_own_write = [](const Toolchain& t, std::string_view r) {
+    for (auto w : t.write)
+      if (path_within(expand(r), expand(w)) && expand(r) != expand(w)) return true;
+    return false;
+  };
+  size_t runs = 0;
+  for (const auto& t : toolchains())
+    for (auto r : t.run) {
+      INFO(t.name << " runs from " << r);
+      CHECK(inside_own_write(t, r));
+      ++runs;
+    }
+  CHECK(runs > 0);
+  Toolchain xclaude_rust{"rust", "", {}, {"~/.cargo"}, {}, {"~/.cargo/bin"}};
+  CHECK(inside_own_write(xclaude_rust, "~/.cargo/bin"));  // the check can say yes
+  Toolchain bad{"x", "", {}, {"~/.cache/x"}, {}, {"~/.local/bin"}};
+  CHECK_FALSE(inside_own_write(bad, "~/.local/bin"));
 }

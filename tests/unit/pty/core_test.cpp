@@ -1,7 +1,9 @@
+#include <poll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -82,4 +84,34 @@ TEST_CASE("ByteQueue compacts so the tail regains room") {
   p[0] = 'h';
   q.commit(1);
   CHECK(std::string(q.data(), q.size()) == "gh");
+}
+
+TEST_CASE("a pty child gets the slave's name where its argv holds the token") {
+  // The Seatbelt profile names the session's own terminal this way (Command::tty_token).
+  Command cmd;
+  cmd.argv = {"/bin/sh", "-c", "printf '%s|' \"$1\"; tty", "sh", "(literal \"@TTY@\")"};
+  cmd.tty_token = "@TTY@";
+  Child c = spawn_on_pty("/bin/sh", cmd, nullptr, nullptr);
+  REQUIRE(c.pid > 0);
+  REQUIRE(await_exec(c) == 0);
+  std::string out;
+  char buf[256];
+  // Until the line is complete or the child closes its side (EIO on Linux, 0 elsewhere).
+  while (out.find('\n') == std::string::npos) {
+    pollfd p{c.master.get(), POLLIN, 0};
+    if (::poll(&p, 1, 5000) <= 0) break;
+    ssize_t n = ::read(c.master.get(), buf, sizeof buf);
+    if (n > 0) out.append(buf, size_t(n));
+    else if (n == 0 || (errno != EAGAIN && errno != EINTR)) break;
+  }
+  int status = 0;
+  ::waitpid(c.pid, &status, 0);
+  auto bar = out.find('|');
+  REQUIRE(bar != std::string::npos);
+  const std::string named = out.substr(0, bar);
+  std::string shown = out.substr(bar + 1);
+  while (!shown.empty() && (shown.back() == '\n' || shown.back() == '\r')) shown.pop_back();
+  CHECK(named.rfind("(literal \"/dev/", 0) == 0);
+  CHECK(named == "(literal \"" + shown + "\")");  // the very terminal the child is on
+  CHECK(named.find("@TTY@") == std::string::npos);
 }

@@ -98,6 +98,17 @@ inline bool op_covers(const std::string& rule_op, const std::string& op) {
 }
 
 inline bool filter_matches(const Node& f, const std::string& path) {
+  // (remote unix-socket F) / (local unix-socket F): F over the socket's path; without F, every
+  // unix socket.
+  if ((f.head() == "remote" || f.head() == "local") && f.kids.size() >= 2 && f.kids[1].atom == "unix-socket")
+    return f.kids.size() == 2 || filter_matches(f.kids[2], path);
+  if (f.head() == "path-literal") return f.kids.at(1).atom == path;
+  if (f.head() == "path-regex") return std::regex_search(path, std::regex(f.kids.at(1).atom));
+  if (f.head() == "require-all") {
+    for (size_t i = 1; i < f.kids.size(); ++i)
+      if (!filter_matches(f.kids[i], path)) return false;
+    return true;
+  }
   if (f.head() == "literal") return f.kids.at(1).atom == path;
   if (f.head() == "subpath") {
     const auto& p = f.kids.at(1).atom;
@@ -105,7 +116,7 @@ inline bool filter_matches(const Node& f, const std::string& path) {
     return path == p || (path.starts_with(p) && path[p.size()] == '/');
   }
   if (f.head() == "regex") return std::regex_search(path, std::regex(f.kids.at(1).atom));
-  return false;  // other filters (target, ...) never match a file operation here
+  return false;  // other filters (target, ip, ...) never match a path here
 }
 
 // Last matching allow/deny rule for `op` on `path` wins; no match = denied.

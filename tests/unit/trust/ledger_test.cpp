@@ -66,6 +66,32 @@ TEST_CASE("trust: the prompt shows grants by risk and the diff", "[trust]") {
   CHECK(trust_prompt("/r/.blaude", c, now).find("new project policy") != std::string::npos);
 }
 
+TEST_CASE("trust: the prompt shows the file's own text and the resolved paths", "[trust]") {
+  TrustCheck c;
+  c.state = TrustState::New;
+  Grants written = {{Access::Write, "/h/cache", "/r/.blaude:2"}};
+  Grants resolved = written;
+  resolved.push_back({Access::Write, "/h/elsewhere", "/r/.blaude:2 (via symlink)"});
+  auto text = trust_prompt("/r/.blaude", c, written, {}, "# build cache\nallow-write ~/cache\n", resolved);
+  CHECK(text.find("Its text:\n  | # build cache\n  | allow-write ~/cache\n") != std::string::npos);
+  CHECK(text.find("these paths apply too:\n  write  /h/elsewhere  (/r/.blaude:2 (via symlink))") != std::string::npos);
+  // Control: with nothing resolved elsewhere there is no such section.
+  CHECK(trust_prompt("/r/.blaude", c, written, {}, "x", written).find("apply too") == std::string::npos);
+}
+
+TEST_CASE("trust: the file's text cannot drive the terminal", "[trust]") {
+  // A comment hiding the next line (cursor up, erase line), an OSC 52 write, a C1 CSI, bad UTF-8.
+  auto q = quote_policy_text("# ok\x1b[1A\x1b[2K\nallow-write ~/x \x1b]52;c;aGk=\x07\n\xc2\x9b" "2J \xff caf\xc3\xa9\ttab\n");
+  CHECK(q.find('\x1b') == std::string::npos);
+  CHECK(q.find('\x07') == std::string::npos);
+  CHECK(q.find("\xc2\x9b") == std::string::npos);
+  CHECK(q == "  | # ok\\x1b[1A\\x1b[2K\n  | allow-write ~/x \\x1b]52;c;aGk=\\x07\n  | \\xc2\\x9b2J \\xff caf\xc3\xa9\ttab\n");
+  std::string many;
+  for (int i = 0; i < 70; ++i) many += "# line\n";
+  auto cut = quote_policy_text(many, 60);
+  CHECK(cut.find("(10 more lines; the grants below are all of them)") != std::string::npos);
+}
+
 TEST_CASE("trust: only y/yes is yes", "[trust]") {
   for (const char* y : {"y", "Y", "yes", "YES", " yes \r", "Yes\n"}) CHECK(is_yes(y));
   for (const char* n : {"", "n", "no", "yess", "y es", "ja", "\x1b[Ay"}) CHECK_FALSE(is_yes(n));

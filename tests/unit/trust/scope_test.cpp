@@ -6,13 +6,10 @@
 #include <string>
 
 #include "catch.hpp"
-#include "sandbox/seatbelt/launch.hpp"
 #include "sandbox/trust/io.hpp"
 
 using namespace blaude::sandbox;
-using namespace blaude::sandbox::policy;
 using namespace blaude::sandbox::trust;
-using namespace blaude::sandbox::seatbelt;
 namespace fs = std::filesystem;
 
 namespace {
@@ -48,26 +45,6 @@ TEST_CASE("trust scope: worktrees share the main checkout's common dir", "[trust
   CHECK(find_git_common_dir(wt + "/sub") == main + "/.git");
   CHECK(trust_scope(wt, wt + "/.blaude") == "repo:" + main + "/.git");
   CHECK(trust_scope(t.dir, t.dir + "/x/.blaude") == "path:" + t.dir + "/x/.blaude");
-
-  // The Seatbelt context of the worktree names the outside common dir; the main checkout's
-  // does not (its .git is inside the project and covered by the project rules).
-  GateRequest req;
-  req.home = t.dir;
-  req.project_root = wt;
-  LoadedPolicies loaded;
-  loaded.project_file = wt + "/.blaude";
-  ::setenv("TMPDIR", "/", 1);  // hostile: must not become a writable subpath
-  auto c = seatbelt_context_from_host(req, loaded, "/dev/pts/9");
-  CHECK(c.git_common_dir == main + "/.git");
-  CHECK(c.tmp_dir.empty());
-  CHECK(c.tty_device == "/dev/pts/9");
-  CHECK(c.policy_file == wt + "/.blaude");
-  req.project_root = main;
-  ::setenv("TMPDIR", t.dir.c_str(), 1);  // an ancestor of home here: refused too
-  req.home = main;
-  CHECK(seatbelt_context_from_host(req, loaded, "").git_common_dir.empty());
-  CHECK(seatbelt_context_from_host(req, loaded, "").tmp_dir.empty());
-  ::unsetenv("TMPDIR");
 }
 
 TEST_CASE("trust io: the policy file is read once, never through a symlink", "[trust]") {

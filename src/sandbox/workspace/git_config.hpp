@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace blaude::sandbox::bwrap {
+namespace blaude::sandbox::workspace {
 
 struct GitConfigEntry {
   std::string section;     // lower case ("core", "includeif")
@@ -31,4 +31,4 @@ struct GitConfigFacts {
 };
 GitConfigFacts git_config_facts(const std::vector<GitConfigEntry>& entries);
 
-}  // namespace blaude::sandbox::bwrap
+}  // namespace blaude::sandbox::workspace

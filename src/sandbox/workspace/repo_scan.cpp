@@ -1,4 +1,4 @@
-#include "sandbox/bwrap/repo_scan.hpp"
+#include "sandbox/workspace/repo_scan.hpp"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -12,9 +12,9 @@
 #include <map>
 #include <set>
 
-#include "sandbox/bwrap/git_config.hpp"
+#include "sandbox/workspace/git_config.hpp"
 
-namespace blaude::sandbox::bwrap {
+namespace blaude::sandbox::workspace {
 
 namespace {
 
@@ -310,4 +310,4 @@ GitScan scan_repos(GitFs& fs, const std::vector<FoundGit>& found, const GlobalGi
   return std::move(s.out);
 }
 
-}  // namespace blaude::sandbox::bwrap
+}  // namespace blaude::sandbox::workspace

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "sandbox/bwrap/repo_scan.hpp"
+#include "sandbox/workspace/repo_scan.hpp"
 
-namespace blaude::sandbox::bwrap {
+namespace blaude::sandbox::workspace {
 
 struct WalkLimits {
   int name_depth = 3;   // dot-names reported down to this depth (1 = the root's own entries)
@@ -44,4 +44,4 @@ struct WorkspaceWalk {
 // root must be canonical.
 WorkspaceWalk walk_workspace(const std::string& root, const WalkLimits& limits = {});
 
-}  // namespace blaude::sandbox::bwrap
+}  // namespace blaude::sandbox::workspace

@@ -17,9 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "sandbox/bwrap/protect_gate.hpp"
+#include "sandbox/launch_plan.hpp"
 
-namespace blaude::sandbox::bwrap {
+namespace blaude::sandbox::workspace {
+
+using sandbox::Identity;
 
 // What the analysis reads of the host. The real one (host_git_fs) never follows a symlink at the
 // last component unless asked (realpath); tests give a fake.
@@ -68,4 +70,4 @@ GlobalGitConfig read_global_git_config(GitFs& fs, const std::string& home, const
 GitScan scan_repos(GitFs& fs, const std::vector<FoundGit>& found, const GlobalGitConfig& global,
                    const std::string& home);
 
-}  // namespace blaude::sandbox::bwrap
+}  // namespace blaude::sandbox::workspace

@@ -1,8 +1,8 @@
 // git's config syntax as git-config(1) describes it, for the keys the sandbox follows.
 #include "catch.hpp"
-#include "sandbox/bwrap/git_config.hpp"
+#include "sandbox/workspace/git_config.hpp"
 
-using namespace blaude::sandbox::bwrap;
+using namespace blaude::sandbox::workspace;
 
 namespace {
 GitConfigFacts facts(const char* text) { return git_config_facts(parse_git_config(text)); }

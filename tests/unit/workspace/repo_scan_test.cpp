@@ -6,9 +6,9 @@
 #include <set>
 
 #include "catch.hpp"
-#include "sandbox/bwrap/repo_scan.hpp"
+#include "sandbox/workspace/repo_scan.hpp"
 
-using namespace blaude::sandbox::bwrap;
+using namespace blaude::sandbox::workspace;
 
 namespace {
 

@@ -1,19 +1,24 @@
-#include "sandbox/bwrap/workspace_walk.hpp"
+#include "sandbox/workspace/workspace_walk.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
+
+#include "common/platform.hpp"
+#if BLAUDE_LINUX_CALLS
+#include <sys/syscall.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 
-namespace blaude::sandbox::bwrap {
+namespace blaude::sandbox::workspace {
 
 namespace {
 
+#if BLAUDE_LINUX_CALLS
 struct Dirent64 {
   unsigned long long d_ino;
   long long d_off;
@@ -21,6 +26,7 @@ struct Dirent64 {
   unsigned char d_type;
   char d_name[];
 };
+#endif
 
 unsigned type_of(int dirfd, const char* name, unsigned char dt) {
   switch (dt) {
@@ -33,6 +39,33 @@ unsigned type_of(int dirfd, const char* name, unsigned char dt) {
   struct stat st;
   if (::fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
   return unsigned(st.st_mode & S_IFMT);
+}
+
+// Calls f(name, d_type) for every entry of the open dir fd (which stays open and owned by the
+// caller). getdents64 on Linux (no DIR allocation per dir); readdir on a dup elsewhere.
+template <class F>
+void for_each_entry(int fd, std::vector<char>& buf, F&& f) {
+#if BLAUDE_LINUX_CALLS
+  for (;;) {
+    long n = ::syscall(SYS_getdents64, fd, buf.data(), buf.size());
+    if (n <= 0) break;
+    for (long off = 0; off < n;) {
+      auto* e = reinterpret_cast<Dirent64*>(buf.data() + off);
+      off += e->d_reclen;
+      f(e->d_name, e->d_type);
+    }
+  }
+#else
+  (void)buf;
+  int dup = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  DIR* d = dup >= 0 ? ::fdopendir(dup) : nullptr;
+  if (!d) {
+    if (dup >= 0) ::close(dup);
+    return;
+  }
+  while (dirent* e = ::readdir(d)) f(e->d_name, e->d_type);
+  ::closedir(d);
+#endif
 }
 
 struct Walker {
@@ -57,33 +90,27 @@ struct Walker {
     std::vector<std::string> subs;
     bool head = false, objects = false, refs = false;
     std::string base = rel.empty() ? "" : rel + "/";
-    for (;;) {
-      long n = ::syscall(SYS_getdents64, fd, buf.data(), buf.size());
-      if (n <= 0) break;
-      for (long off = 0; off < n;) {
-        auto* e = reinterpret_cast<Dirent64*>(buf.data() + off);
-        off += e->d_reclen;
-        const char* name = e->d_name;
-        if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
-        ++out.entries;
-        unsigned t = type_of(fd, name, e->d_type);
-        if (std::strcmp(name, ".git") == 0) {
-          FoundGit::Kind k = t == S_IFDIR ? FoundGit::Dir : t == S_IFREG ? FoundGit::File : FoundGit::Symlink;
-          if (t == S_IFDIR || t == S_IFREG || t == S_IFLNK) out.git.push_back({k, root + "/" + base + name});
-          continue;  // git internals are not walked
-        }
-        if (name[0] == '.' && depth <= lim.name_depth) out.dotnames.push_back({base + name, t});
-        if (t == S_IFLNK && depth <= lim.link_depth) {
-          char lb[4096];
-          ssize_t k = ::readlinkat(fd, name, lb, sizeof lb - 1);
-          if (k > 0) out.links.push_back({base + name, std::string(lb, size_t(k))});
-        }
-        if (t == S_IFDIR) subs.emplace_back(name);
-        head |= t == S_IFREG && std::strcmp(name, "HEAD") == 0;
-        objects |= t == S_IFDIR && std::strcmp(name, "objects") == 0;
-        refs |= t == S_IFDIR && std::strcmp(name, "refs") == 0;
+    auto entry = [&](const char* name, unsigned char dtype) {
+      if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) return;
+      ++out.entries;
+      unsigned t = type_of(fd, name, dtype);
+      if (std::strcmp(name, ".git") == 0) {
+        FoundGit::Kind k = t == S_IFDIR ? FoundGit::Dir : t == S_IFREG ? FoundGit::File : FoundGit::Symlink;
+        if (t == S_IFDIR || t == S_IFREG || t == S_IFLNK) out.git.push_back({k, root + "/" + base + name});
+        return;  // git internals are not walked
       }
-    }
+      if (name[0] == '.' && depth <= lim.name_depth) out.dotnames.push_back({base + name, t});
+      if (t == S_IFLNK && depth <= lim.link_depth) {
+        char lb[4096];
+        ssize_t k = ::readlinkat(fd, name, lb, sizeof lb - 1);
+        if (k > 0) out.links.push_back({base + name, std::string(lb, size_t(k))});
+      }
+      if (t == S_IFDIR) subs.emplace_back(name);
+      head |= t == S_IFREG && std::strcmp(name, "HEAD") == 0;
+      objects |= t == S_IFDIR && std::strcmp(name, "objects") == 0;
+      refs |= t == S_IFDIR && std::strcmp(name, "refs") == 0;
+    };
+    for_each_entry(fd, buf, entry);
     if (head && objects && refs && !rel.empty()) {
       // A bare repository (or a gitdir under another name): its contents are git's.
       out.git.push_back({FoundGit::Bare, root + "/" + rel});
@@ -120,4 +147,4 @@ WorkspaceWalk walk_workspace(const std::string& root, const WalkLimits& limits) 
   return std::move(w.out);
 }
 
-}  // namespace blaude::sandbox::bwrap
+}  // namespace blaude::sandbox::workspace

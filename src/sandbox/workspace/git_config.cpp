@@ -1,6 +1,6 @@
-#include "sandbox/bwrap/git_config.hpp"
+#include "sandbox/workspace/git_config.hpp"
 
-namespace blaude::sandbox::bwrap {
+namespace blaude::sandbox::workspace {
 
 namespace {
 
@@ -170,4 +170,4 @@ GitConfigFacts git_config_facts(const std::vector<GitConfigEntry>& entries) {
   return f;
 }
 
-}  // namespace blaude::sandbox::bwrap
+}  // namespace blaude::sandbox::workspace

@@ -1,0 +1,17 @@
+// The workspace names other than git's that run code or hold secrets on the host: the seed's
+// depth-3 rule (both backends protect the same list). Pure.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace blaude::sandbox::workspace {
+
+// .env, .env.local, .envrc (direnv runs it on the host): files only; a venv dir named .env is not,
+// nor the templates .env.example, .env.sample and .env.template.
+bool is_env_file_name(const std::string& name);
+// Shell rc files, .gitconfig/.gitmodules, .ripgreprc, .mcp.json, the policy files.
+const std::vector<std::string>& protected_file_names();
+// Directories whose settings an editor runs: protected as a whole.
+bool is_protected_dir_name(const std::string& name);
+
+}  // namespace blaude::sandbox::workspace
