@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "asciinema/snapshot_walk.hpp"
+
 namespace blaude::asciinema {
 
 namespace {
@@ -46,25 +48,7 @@ std::optional<ProcInfo> read_proc(pid_t pid) {
 }  // namespace
 
 Snapshot take_snapshot() {
-  Snapshot s;
-  pid_t pid = getppid();
-  for (int depth = 0; pid > 0 && depth < 64; ++depth) {
-    auto p = read_proc(pid);
-    if (!p) break;
-    pid_t next = p->stat.ppid;
-    s.ancestors.push_back(std::move(*p));
-    if (pid == 1) break;
-    pid = next;
-  }
-  pid_t sid = getsid(0);
-  if (sid > 0) {
-    if (sid == getpid()) {
-      s.leader_ppid = getppid();
-    } else if (auto leader = read_proc(sid)) {
-      s.leader_ppid = leader->stat.ppid;
-    }
-  }
-  return s;
+  return walk_ancestors([](pid_t pid) { return read_proc(pid); });
 }
 
 char proc_state(pid_t pid) {

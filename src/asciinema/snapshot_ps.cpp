@@ -14,6 +14,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "asciinema/snapshot_walk.hpp"
+#include "common/paths.hpp"
 #include "common/subprocess.hpp"
 
 namespace blaude::asciinema {
@@ -22,11 +24,6 @@ namespace {
 
 // /bin/ps on macOS and on Debian alike; absolute, so no PATH entry can stand in for it.
 constexpr const char* kPs = "/bin/ps";
-
-std::string basename_of(const std::string& p) {
-  auto s = p.rfind('/');
-  return s == std::string::npos ? p : p.substr(s + 1);
-}
 
 // One `ps` line: "PID PPID TPGID UID STATE TTY ARGS...", or nullopt when the process is gone.
 // Arguments are split at blanks: good enough to recognise asciinema (a path with a blank in
@@ -59,25 +56,7 @@ std::optional<ProcInfo> ps_info(pid_t pid, std::string* tty = nullptr) {
 }  // namespace
 
 Snapshot take_snapshot() {
-  Snapshot s;
-  pid_t pid = getppid();
-  for (int depth = 0; pid > 0 && depth < 64; ++depth) {
-    auto p = ps_info(pid);
-    if (!p) break;
-    pid_t next = p->stat.ppid;
-    s.ancestors.push_back(std::move(*p));
-    if (pid == 1) break;
-    pid = next;
-  }
-  pid_t sid = getsid(0);
-  if (sid > 0) {
-    if (sid == getpid()) {
-      s.leader_ppid = getppid();
-    } else if (auto leader = ps_info(sid)) {
-      s.leader_ppid = leader->stat.ppid;
-    }
-  }
-  return s;
+  return walk_ancestors([](pid_t pid) { return ps_info(pid); });
 }
 
 char proc_state(pid_t pid) {
