@@ -99,8 +99,37 @@ def stall(secs, cmd):
     print(json.dumps({"rss_kib": samples, "read_after": sink.total, "code": status_code(st)}))
 
 
-def flood_input(mib, cmd):
+def wait_marker(fd, marker, secs):
+    """Read until `marker` appears in the output (the child is running, so blaude's start-up
+    is over); False if it does not within `secs`."""
+    seen = b""
+    deadline = time.time() + secs
+    while marker not in seen:
+        if time.time() > deadline:
+            return False
+        r, _, _ = select.select([fd], [], [], 0.5)
+        if not r:
+            continue
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            return False
+        if not data:
+            return False
+        seen = (seen + data)[-4096:]
+    return True
+
+
+def flood_input(mib, cmd, marker=None):
     pid, fd = spawn(cmd)
+    # The memory baseline must be blaude's steady state, not a sample taken while it is still
+    # starting (under ASan, start-up alone grows RSS by ~12 MiB after the first 0.25 s on a
+    # loaded machine). With a marker, the flood and the samples begin once the child runs.
+    if marker is not None and not wait_marker(fd, marker.encode(), 60):
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        print(json.dumps({"rss_kib": [], "sent": 0, "code": -1, "error": "no marker"}))
+        return
     os.set_blocking(fd, False)
     chunk = b"x" * 4096
     sent = 0
@@ -161,7 +190,7 @@ def main():
     elif mode == "stall":
         stall(float(opts[0]), cmd)
     elif mode == "flood-input":
-        flood_input(int(opts[0]), cmd)
+        flood_input(int(opts[0]), cmd, opts[1] if len(opts) > 1 else None)
     elif mode == "capture-kill":
         capture_kill(opts[0], opts[1], opts[2], cmd)
     else:

@@ -41,12 +41,13 @@ python3 -c "import json,sys; r=json.loads(sys.argv[1]); sys.exit(0 if r['read_af
   && pass "output resumes after the stall" || fail "output did not resume: $res"
 
 # Input toward a child that never reads: blaude's memory stays bounded too.
-res=$($PT flood-input 64 -- "$BLAUDE" --no-sandbox --exec sleep 30)
+res=$($PT flood-input 64 BLAUDE_FLOOD_READY -- "$BLAUDE" --no-sandbox --exec sh -c 'echo BLAUDE_FLOOD_READY; exec sleep 30')
 log "flood: $res"
 python3 - "$res" "$cap" <<'PY' && pass "RSS flat while input floods a child that does not read" || fail "RSS grew: $res"
 import json, sys
 r = json.loads(sys.argv[1])
 s = [x for x in r["rss_kib"] if x > 0]
+assert len(s) >= 4, r                  # sampled for the whole flood, after the child was up
 assert max(s) < int(sys.argv[2]), s
 assert max(s) - s[0] < 512, s
 assert r["sent"] < 8 << 20, r          # the flood was stopped by backpressure, not absorbed
