@@ -28,7 +28,15 @@ READ="cat $H/.config/special/cfg"
 B_DEF="B() { env -i HOME='$H' PATH=/usr/bin:/bin TERM=xterm setpriv --reuid=65534 --regid=65534 --clear-groups '$BLAUDE' \"\$@\"; }"
 tm_start 150 50
 tm_run "$B_DEF; cd '$P'"
-fresh() { tm_run clear; sleep 0.3; tm clear-history -t t; }
+# A clean screen and history before each case: wait until the shell has run `clear` (its marker
+# shows) before dropping the history, so no earlier case's output can be scrolled back in later.
+FRESH_N=0
+fresh() {
+  FRESH_N=$((FRESH_N + 1))
+  tm_run "clear; echo FRESH-\$((${FRESH_N} * 7))"
+  tm_wait "^FRESH-$((FRESH_N * 7))\$" 30 >/dev/null
+  tm clear-history -t t
+}
 run_gate() { tm_run "$* ; echo RC=\$?"; }
 ran() { tm_screen | grep -q '^GRANT-READ-OK'; }
 
