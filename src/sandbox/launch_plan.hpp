@@ -81,6 +81,9 @@ struct Confinement {
   bool fresh_keyring = false;          // the user's session keyring is not inherited
   uint64_t landlock_scopes = 0;        // LANDLOCK_SCOPE_* bits (abstract unix sockets, signals)
   std::vector<std::string> overlays;   // bwrap < 0.9: write-discarding overlays made by blaude
+  // The own-overlay probe's cached answer (bwrap/overlay_cache.hpp): removed when the overlays
+  // fail, so the next start asks again ("" when the answer did not come from or go to a cache).
+  std::string forget_on_failure;
   uid_t uid = 0;                       // blaude's own ids (its user namespace maps them 1:1)
   gid_t gid = 0;
   bool empty() const { return !fresh_keyring && !landlock_scopes && overlays.empty(); }

@@ -137,11 +137,16 @@ int apply_confinement(const PreparedConfinement& p, int* failed_step) {
   };
   if (c.fresh_keyring && ::syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, nullptr) < 0) return fail(kStepKeyring, errno);
   if (!c.overlays.empty()) {
-    if (int e = enter_userns(p.uid_map_, p.gid_map_)) return fail(kStepUserns, e);
+    // A cached "own overlays work" that no longer holds: dropped, the next start probes again.
+    auto forget = [&](int step, int e) {
+      if (!c.forget_on_failure.empty()) ::unlink(c.forget_on_failure.c_str());
+      return fail(step, e);
+    };
+    if (int e = enter_userns(p.uid_map_, p.gid_map_)) return forget(kStepUserns, e);
     for (size_t i = 0; i < c.overlays.size(); ++i)
       if (int e = overlay(c.overlays[i].c_str(), p.upper_[i].c_str(), p.work_[i].c_str(), p.options_.data(),
                           p.options_.size()))
-        return fail(kStepOverlay, e);
+        return forget(kStepOverlay, e);
   }
   if (c.landlock_scopes) {
     RulesetAttr attr{0, 0, c.landlock_scopes};

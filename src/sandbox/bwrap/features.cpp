@@ -38,15 +38,10 @@ RunResult probe_userns(const std::string& bwrap) {
   return run_capture({bwrap, "--unshare-all", "--share-net", "--die-with-parent", "--ro-bind", "/", "/", "--", "true"}, o);
 }
 
-namespace {
-
-// ~/.cache/blaude when it is a dir of ours (a link or someone else's dir is never used).
 bool cache_dir_ok(const std::string& dir, uid_t uid) {
   struct stat st;
   return ::lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid;
 }
-
-}  // namespace
 
 BwrapFeatures bwrap_features(const std::string& bwrap, const std::string& home, uid_t uid) {
   BwrapFeatures r;

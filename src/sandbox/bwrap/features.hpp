@@ -21,6 +21,10 @@ struct BwrapFeatures {
 // so an upgrade or a downgrade invalidates it.
 std::string bwrap_identity(const std::string& bwrap);
 
+// ~/.cache/blaude (or any cache dir) is used only when it is a dir of ours: a link or someone
+// else's dir never is.
+bool cache_dir_ok(const std::string& dir, uid_t uid);
+
 // Reads the cache, or asks bwrap (a few ms) when it is stale; never writes: a stale cache's new
 // entry is returned as a preparation. home "" (or not ours): no cache.
 BwrapFeatures bwrap_features(const std::string& bwrap, const std::string& home, uid_t uid);

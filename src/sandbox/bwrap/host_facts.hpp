@@ -96,6 +96,8 @@ struct IpcFacts {
   bool bwrap_setuid = false;      // no_new_privs (Landlock) and blaude's userns would break it
   bool own_overlay = false;       // bwrap < 0.9: blaude can make its own overlays (probed then)
   std::string own_overlay_why;    // why not
+  bool own_overlay_cached = false;  // the answer came from this boot's cache (overlay_cache.hpp)
+  std::string own_overlay_cache;    // that cache file, when it was read or is to be written
   std::string tmux_dir;           // the user's tmux socket dir: ${TMUX_TMPDIR:-/tmp}/tmux-UID
   std::string config_dir;         // blaude's own: $XDG_CONFIG_HOME/blaude or ~/.config/blaude
   std::map<std::string, std::string> gpg_dirs;  // `gpgconf --list-dirs` (only under --git)

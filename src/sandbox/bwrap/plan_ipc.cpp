@@ -138,6 +138,7 @@ void add_confinement(Builder& b) {
   c.uid = b.f.uid;
   c.gid = b.f.gid;
   c.fresh_keyring = true;
+  c.forget_on_failure = b.f.ipc.own_overlay_cache;
   if (b.f.ipc.bwrap_setuid) {
     b.p.warnings.push_back(b.f.bwrap + " is setuid: blaude cannot scope its abstract unix sockets (" +
                            "the X server's, an abstract D-Bus) away from the host; --no-network does");

@@ -7,7 +7,10 @@
 
 #include "common/paths.hpp"
 #include "common/subprocess.hpp"
+#include "common/file_io.hpp"
 #include "sandbox/bwrap/confine.hpp"
+#include "sandbox/bwrap/features.hpp"
+#include "sandbox/bwrap/overlay_cache.hpp"
 #include "sandbox/bwrap/gpg.hpp"
 #include "sandbox/bwrap/scan.hpp"
 
@@ -40,6 +43,29 @@ void scan_tmp(HostFacts& f) {
   ::closedir(d);
   std::sort(f.tmp_socket_dirs.begin(), f.tmp_socket_dirs.end());
   std::sort(f.tmp_socket_files.begin(), f.tmp_socket_files.end());
+}
+
+// A positive answer of this boot from ~/.cache/blaude, else the forked probe; a positive probe
+// is written back by the prepare step (never by the probe: --dry-run changes nothing).
+bool own_overlay_cached_or_probed(HostFacts& f) {
+  const std::string key = own_overlay_key_now(f.bwrap, f.uid);
+  const std::string file = own_overlay_cache_file(f.home, f.uid);
+  const std::string dir = dirname_of(file);
+  if (!key.empty() && !file.empty() && cache_dir_ok(dir, f.uid) &&
+      own_overlay_cached(read_small_file(file, 1024, Follow::No).value_or(""), key)) {
+    f.ipc.own_overlay_cached = true;
+    f.ipc.own_overlay_cache = file;
+    return true;
+  }
+  if (!own_overlay_works(&f.ipc.own_overlay_why)) return false;
+  if (!key.empty() && !file.empty()) {
+    f.ipc.own_overlay_cache = file;
+    for (const std::string& d : {f.home + "/.cache", dir})
+      f.cache_writes.push_back(HostPrep{HostPrep::Kind::MakeDir, d, 0700, "", false, "own-overlay cache"});
+    f.cache_writes.push_back(HostPrep{HostPrep::Kind::ReplaceFile, file, 0600, own_overlay_entry(key), false,
+                                      "own-overlay cache (blaude can make its own overlays, this boot)"});
+  }
+  return true;
 }
 
 void probe_gpg(HostFacts& f) {
@@ -95,7 +121,7 @@ void probe_ipc(HostFacts& f, const SandboxRequest& req) {
     if (f.env_or("BLAUDE_OWN_OVERLAY") == "off")
       f.ipc.own_overlay_why = "BLAUDE_OWN_OVERLAY=off";
     else
-      f.ipc.own_overlay = own_overlay_works(&f.ipc.own_overlay_why);
+      f.ipc.own_overlay = own_overlay_cached_or_probed(f);
   }
   std::string tt = f.env_or("TMUX_TMPDIR");
   tt = tt.empty() || tt[0] != '/' ? "/tmp" : normalize(tt);
