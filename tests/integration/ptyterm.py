@@ -26,10 +26,14 @@ def spawn(cmd):
     pid, fd = pty.fork()
     if pid == 0:
         try:
+            # Raw before blaude starts, not after the fork in the parent: blaude copies this
+            # terminal's modes to the child's pty when it starts, so a parent that set them late
+            # raced with it (and a cooked copy made the input-flood check flaky: a canonical pty
+            # with a full line drops input instead of pushing back).
+            tty.setraw(0)
             os.execvp(cmd[0], cmd)
         finally:
             os._exit(127)
-    tty.setraw(fd)  # no post-processing on the terminal side
     return pid, fd
 
 
