@@ -54,6 +54,9 @@ Awake::Awake() {
     pid_t p = fork();
     if (p == 0) {
       prctl(PR_SET_PDEATHSIG, SIGKILL);
+      // Holds nothing open: a pipe the bench's caller reads to EOF, or a pty, must not outlive
+      // the bench in a spinner.
+      close_range(0, ~0U, 0);
       sched_param sp{};
       if (sched_setscheduler(0, SCHED_IDLE, &sp) != 0) _exit(1);  // never spin at normal priority
       for (;;) asm volatile("" ::: "memory");
