@@ -38,6 +38,9 @@ const char* kUsage =
     "  --resize-samples N     resizes per variant (default 200)\n"
     "  --start-samples N      starts per variant for time to first output (default 20)\n"
     "  --corrupt-at N         control: the producer flips payload byte N (must be reported)\n"
+    "  --no-awake             let idle CPUs halt (default: one SCHED_IDLE spinner per CPU\n"
+    "                         while measuring, so that no CPU halts; on a VM a halted\n"
+    "                         vCPU's wake-up is a VM exit, paid per chunk when idle)\n"
     "  --wrong-preamble       control: expect one byte more before the payload than each\n"
     "                         variant prints (must be reported at the stream's first bytes)\n"
     "helper modes: --produce BYTES [--write-size N] [--escapes] [--report FILE]\n"
@@ -157,6 +160,8 @@ int main(int argc, char** argv) {
       c.resize = static_cast<int>(x);
     } else if (o == "--start-samples" && num(i, x) && x >= 1) {
       c.starts = static_cast<int>(x);
+    } else if (o == "--no-awake") {
+      c.awake = false;
     } else if (o == "--wrong-preamble") {
       c.wrong_preamble = true;
     } else if (o == "--corrupt-at" && num(i, x)) {

@@ -119,7 +119,7 @@ void cpu_table(const Results& r, std::ostringstream& o, Verdicts& verdict) {
     << header(r, "shape",
               std::string(" | blaude / script") + (r.v[X].ran ? " | blaude / base" : "") +
                   " | driver reads per MiB (direct / blaude) | proxy context switches per MiB "
-                  "(script / relay / blaude) |");
+                  "(script / relay / blaude) | CPU halts per MiB (direct / relay / blaude) |");
   for (size_t i = 0; i < r.shapes.size(); ++i) {
     const auto& c = r.cells[i];
     o << "| " << r.shapes[i].name;
@@ -137,7 +137,9 @@ void cpu_table(const Results& r, std::ostringstream& o, Verdicts& verdict) {
     if (r.v[X].ran) o << " | " << ratio_cell(c[B].cpu_s_gib, c[X].cpu_s_gib);
     auto cs = [](const Cell& x) { return x.bytes > 0 ? x.proxy_switches / (x.bytes / 1048576.0) : NAN; };
     o << " | " << fmt(per_mib(c[D]), 0) << " / " << fmt(per_mib(c[B]), 0) << " | " << fmt(cs(c[S]), 0)
-      << " / " << fmt(cs(c[R]), 0) << " / " << fmt(cs(c[B]), 0) << " |\n";
+      << " / " << fmt(cs(c[R]), 0) << " / " << fmt(cs(c[B]), 0) << " | ";
+    auto halts = [](const Cell& x) { return x.bytes > 0 ? x.halts / (x.bytes / 1048576.0) : NAN; };
+    o << fmt(halts(c[D]), 1) << " / " << fmt(halts(c[R]), 1) << " / " << fmt(halts(c[B]), 1) << " |\n";
     if (r.v[B].ran && r.v[S].ran)
       verdict.add("CPU per GiB <= 0.95x script, " + r.shapes[i].name, fmt(q, 2) + "x", q <= 0.95);
   }
@@ -221,6 +223,7 @@ std::string render(const Results& r) {
         << " MiB/s";
     o << "\n";
   }
+  o << "- CPU idle: " << r.idle << "\n";
   o << "- load average before: " << r.load_before << "; after: " << r.load_after << "\n";
   for (const auto& p : r.problems) o << "- PROBLEM: " << p << "\n";
   return o.str();

@@ -15,6 +15,7 @@ struct Cell {
   std::vector<double> mib_s;      // per rep (NaN: that rep failed)
   std::vector<double> cpu_s_gib;  // per rep, the proxy alone
   double proxy_cpu_s = 0, producer_cpu_s = 0, bytes = 0, proxy_switches = 0;
+  double halts = 0;    // CPU idle-state entries during its runs, whole machine (idle.hpp)
   uint64_t reads = 0;  // the driver's reads
   bool exact = true;
 };
@@ -37,6 +38,7 @@ struct Results {
   std::array<VariantSamples, kVariants> v;
   std::string command;
   std::string load_before, load_after;
+  std::string idle;  // the CPUs' idle states, and whether the bench kept them awake
   int reps = 0;
   double size_mib = 0;
   std::vector<std::string> problems;

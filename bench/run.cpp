@@ -10,7 +10,9 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 
+#include "idle.hpp"
 #include "report.hpp"
 
 namespace ptybench {
@@ -97,6 +99,7 @@ void throughput(const Config& c, Results& r) {
                      name_of(v));
         double mib_s = NAN, cpu = NAN;
         attempt(r, v, "throughput " + shape.name, [&] {
+          uint64_t halts0 = cpu_halts();
           Transfer t = run_transfer(c.setup, v, shape, bytes_for(c, shape),
                                     r.v[idx(v)].preamble, c.corrupt_at);
           if (!t.exact) {
@@ -112,6 +115,7 @@ void throughput(const Config& c, Results& r) {
           cell.proxy_switches += t.proxy_switches;
           cell.bytes += static_cast<double>(t.bytes);
           cell.reads += t.reads;
+          cell.halts += static_cast<double>(cpu_halts() - halts0);
         });
         cell.mib_s.push_back(mib_s);
         cell.cpu_s_gib.push_back(cpu);
@@ -214,6 +218,10 @@ int run_bench(Config& c, const std::string& cmdline) {
     if (c.wrong_preamble) r.v[idx(v)].preamble += 'X';
   }
   for (const Shape& s : c.shapes) pattern(s.payload);  // the driver's tables, built untimed
+  r.idle = idle_description() + (c.awake ? "; CPUs kept awake (SCHED_IDLE spinners, --awake)"
+                                         : "; CPUs may halt when idle (--no-awake)");
+  std::optional<Awake> awake;
+  if (c.awake) awake.emplace();
   throughput(c, r);
   latencies(c, r);
   if (c.rss_mib > 0) peak_rss(c, r);

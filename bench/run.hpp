@@ -16,6 +16,7 @@ struct Config {
   int reps = 5, latency = 2000, resize = 200, starts = 20;
   int64_t corrupt_at = -1;
   bool wrong_preamble = false;  // control: expect one more byte before the payload
+  bool awake = true;            // SCHED_IDLE spinners keep the CPUs out of halt (idle.hpp)
 };
 
 // "a,b,,c" -> {"a", "b", "", "c"}: the words of a --shapes / --variants list.

@@ -227,7 +227,11 @@ void Session::update_polls() {
 
   unsigned m = 0;
   if (!master_eof_) {
-    if (!out_throttled_) m |= UV_READABLE;
+    // While the terminal is full and enough is queued for its next writes, the master is read
+    // when the terminal has room again (on_term), not on its own wake-up: one wake-up per
+    // chunk instead of two (an idle VM pays an IPI and a halt exit for each).
+    bool term_paces = out_blocked_ && out_load() >= lim_.out_paced;
+    if (!out_throttled_ && !term_paces) m |= UV_READABLE;
     if (!in_q_.empty() && master_blocked_) m |= UV_WRITABLE;
   }
   // Once the child is gone, keystrokes belong to whatever reads the terminal after blaude.
@@ -265,6 +269,8 @@ void Session::on_term(int events) {
   if (events & UV_WRITABLE) {
     out_blocked_ = false;  // the terminal has room again
     write_term();
+    // The master was not watched while the terminal paced it (update_polls): read it now.
+    if (!master_eof_ && !out_throttled_ && !(master_events_ & UV_READABLE)) read_master();
   }
   if (events & UV_READABLE) read_term();
   update_polls();

@@ -17,6 +17,7 @@ struct SessionLimits {
   size_t out_capacity = 256 * 1024;  // child → terminal queue
   size_t out_high = 192 * 1024;      // stop reading the master at this many queued bytes
   size_t out_low = 64 * 1024;        // resume reading below this
+  size_t out_paced = 32 * 1024;      // terminal full and this much queued: read when it drains
   size_t in_capacity = 64 * 1024;    // terminal → child queue
   size_t in_high = 48 * 1024;
   size_t in_low = 16 * 1024;

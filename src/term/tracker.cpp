@@ -42,6 +42,28 @@ const char* next_control(const char* p, const char* end) {
   return p;
 }
 
+// The first ESC, SO or SI in [p, end), or end: in text only these three change what the
+// tracker knows (newlines, tabs, BEL and the other C0 controls do nothing in the ground state),
+// so a line of text is one pass of 16-byte compares, not a stop at every newline.
+const char* next_ground_control(const char* p, const char* end) {
+  while (end - p >= 16) {
+    v16 v;
+    std::memcpy(&v, p, 16);
+    v16 m = (v == ESC) | ((v & 0xfe) == SO);  // 0x0e SO, 0x0f SI
+    uint64_t lo, hi;
+    std::memcpy(&lo, &m, 8);
+    std::memcpy(&hi, reinterpret_cast<const char*>(&m) + 8, 8);
+    if (lo) return p + (__builtin_ctzll(lo) >> 3);
+    if (hi) return p + 8 + (__builtin_ctzll(hi) >> 3);
+    p += 16;
+  }
+  for (; p < end; ++p) {
+    unsigned char c = static_cast<unsigned char>(*p);
+    if (c == ESC || c == SO || c == SI) return p;
+  }
+  return p;
+}
+
 // The first byte at or after p that is not a CSI parameter byte (0x30-0x3f: digits, ':', ';',
 // and the markers < = > ?), eight at a time: a TUI's parameter runs are short and of every
 // length, where a byte loop mispredicts its exit on each one.
@@ -189,7 +211,7 @@ size_t Tracker::scan_params(std::string_view in, size_t i) {
 size_t Tracker::step_ground(std::string_view in, size_t i) {
   const char* end = in.data() + in.size();
   for (const char* p = in.data() + i; p < end; ++p) {
-    p = next_control(p, end);
+    p = next_ground_control(p, end);
     if (p == end) break;
     unsigned char c = static_cast<unsigned char>(*p);
     if (c == ESC) {

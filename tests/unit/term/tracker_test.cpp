@@ -241,3 +241,17 @@ TEST_CASE("term tracker: the safe reset leaves a tracked terminal clean", "[term
   CHECK(fresh.state() == clean);
   CHECK(undo(fresh).empty());
 }
+
+// Text is scanned 16 bytes at a time for ESC, SO and SI only: a shift at any lane, in either
+// half of a block, after newlines, tabs and BELs (controls that must not stop or fool the scan),
+// and an escape right after them, are all seen.
+TEST_CASE("term tracker: SO, SI and ESC at every offset of a text with other controls", "[term]") {
+  const std::string text = "line\r\n\tone\a two\r\nthree\x18 four\x1a five\x7f\r\n";  // 40 bytes
+  for (size_t at = 0; at <= text.size(); ++at) {
+    INFO("at " << at);
+    std::string in = text.substr(0, at) + "\x0e" + text.substr(at);
+    check_all_splits(in, "\x0f");
+    check_all_splits(in + text + "\x0f", "");
+    check_all_splits(text.substr(0, at) + "\x1b[?25l" + text.substr(at), "\x1b[?25h");
+  }
+}
