@@ -9,7 +9,7 @@ PT="python3 $BLAUDE_SRC/tests/integration/ptyterm.py"
 mark=$((900000 + RANDOM))$$   # a sleep length no other process has: pgrep finds only ours
 daemon="(trap '' HUP; exec sleep $mark </dev/null >/dev/null 2>&1 &); exit 0"
 alive() { pgrep -fx "sleep $mark" >/dev/null; }
-reap() { pkill -KILL -fx "sleep $mark" 2>/dev/null || true; wait_until 50 not alive || true; }
+reap() { pkill -KILL -fx "sleep $mark" 2>/dev/null || true; wait_until not alive || true; }
 at_exit reap
 
 # Control: a plain pty (the host, no blaude): the daemon outlives its session.
