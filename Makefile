@@ -72,6 +72,7 @@ asan: deps-test
 POSIX_FLAGS = -DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O2 -DNDEBUG' -DCMAKE_C_FLAGS_RELWITHDEBINFO='-O2 -DNDEBUG'
 posix: deps-test bwrap-overlay
 	cmake -S . -B $(BUILD)-posix -DCMAKE_BUILD_TYPE=RelWithDebInfo $(POSIX_FLAGS) -DBLAUDE_WERROR=ON -DBLAUDE_POSIX_FALLBACKS=ON $(CMAKE_FLAGS) >/dev/null
+	JOBS=$(JOBS) scripts/portability-check.sh $(BUILD)-posix
 	cmake --build $(BUILD)-posix -j $(JOBS)
 	cd $(BUILD)-posix && ctest --output-on-failure -j 2
 

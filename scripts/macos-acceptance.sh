@@ -168,6 +168,16 @@ else
   skip "osascript / open escapes" "set ACCEPT_GUI=1 (may open Terminal or ask for permission)"
 fi
 
+echo "== the session's processes end with it (no pid namespace on macOS: blaude sweeps the session)"
+# On a pty (script), as a user runs it: the sweep is pty mode's (the child leads a session there).
+mark=$((900000 + RANDOM))$$
+script -q /dev/null "$BLAUDE" --exec /bin/sh -c "(trap '' HUP; exec sleep $mark </dev/null >/dev/null 2>&1 &); exit 0" >/dev/null 2>&1 </dev/null
+if pgrep -fx "sleep $mark" >/dev/null; then no "a daemonized grandchild (SIGHUP ignored) is gone when blaude returns"; else ok "a daemonized grandchild (SIGHUP ignored) is gone when blaude returns"; fi
+pkill -KILL -fx "sleep $mark" 2>/dev/null
+script -q /dev/null "$BLAUDE" --exec /usr/bin/perl -e 'use POSIX; fork and exit; POSIX::setsid(); fork and exit; open STDIN, "</dev/null"; open STDOUT, ">/dev/null"; open STDERR, ">/dev/null"; exec "sleep", "'"$mark"'"' >/dev/null 2>&1 </dev/null
+if pgrep -fx "sleep $mark" >/dev/null; then info "a setsid + double-fork daemon survives the session (known gap: no link to the session is left)"; else info "a setsid + double-fork daemon did not survive"; fi
+pkill -KILL -fx "sleep $mark" 2>/dev/null
+
 echo "== facts to report (no verdict)"
 if in_box 'python3 -c "import pty; pty.spawn([\"/usr/bin/true\"])"' >/dev/null 2>&1; then info "a nested pty works (python pty)"; else info "a nested pty does not work (python pty, tmux, script inside: by design, C5)"; fi
 if in_box 'echo a > hl1 && ln hl1 hl2' >/dev/null 2>&1; then info "hard links work in the project"; else info "hard links are denied in the project (D6: pnpm/uv/bun fall back to copies)"; fi

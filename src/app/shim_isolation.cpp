@@ -1,10 +1,12 @@
 #include "app/shim_isolation.hpp"
 
-#include <linux/landlock.h>
 #include <signal.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <linux/landlock.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <unistd.h>
+#endif
 
 #include <cerrno>
 #include <cstdint>
@@ -13,6 +15,7 @@ namespace blaude::app {
 
 namespace {
 
+#ifdef __linux__
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
 #define SYS_landlock_restrict_self 446
@@ -25,6 +28,7 @@ struct RulesetAttr {
   uint64_t handled_access_net;
   uint64_t scoped;
 };
+#endif
 
 }  // namespace
 
@@ -41,6 +45,11 @@ bool take_foreground(int tty_fd) {
   return ok;
 }
 
+#ifndef __linux__
+// The exec shim runs only inside bwrap (Linux): a Seatbelt launch execs the command directly under
+// sandbox-exec, and macOS has no Landlock. Off Linux this is compiled and says "not here".
+int nest_landlock_domain() { return ENOSYS; }
+#else
 int nest_landlock_domain() {
   if (syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION) < 1)
     return errno ? errno : EOPNOTSUPP;
@@ -59,5 +68,6 @@ int nest_landlock_domain() {
   close(int(fd));
   return err;
 }
+#endif
 
 }  // namespace blaude::app

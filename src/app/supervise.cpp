@@ -14,6 +14,7 @@
 #include "app/launch.hpp"
 #include "app/shim_isolation.hpp"
 #include "asciinema/guard.hpp"
+#include "common/platform.hpp"
 #include "common/shell_quote.hpp"
 #include "osc52/filter.hpp"
 #include "pty/supervisor.hpp"
@@ -97,6 +98,10 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l) {
   // The terminal state guard is off only to measure the pass-through alone.
   if (auto g = host.env.find("BLAUDE_TERM_GUARD"); g != host.env.end() && g->second == "off")
     so.guard_terminal = false;
+  // Without bwrap's pid namespace (Seatbelt, and --no-sandbox) the session's processes could
+  // outlive it and race the audit: on the POSIX calls (macOS, and Linux's forced-fallbacks build,
+  // which tests it) they are swept. Linux's --no-sandbox keeps its behaviour (nothing changes there).
+  so.sweep_session = !kLinuxCalls && !(l.sandboxed && l.backend == Backend::Bwrap);
 
   // Proxy mode: the proxy and the published ports are bound now, before the child exists.
   std::unique_ptr<NetSession> net;

@@ -38,7 +38,7 @@ void Bridge::connect_tcp(const sockaddr* addr, std::function<void(bool)> then) {
 
 void Bridge::on_tcp_connect(uv_connect_t* req, int status) { on_pipe_connect(req, status); }
 
-void Bridge::splice(std::string to_unix, std::string to_tcp) {
+void Bridge::tunnel(std::string to_unix, std::string to_tcp) {
   splice_ = std::make_unique<Splice>(tcp(), unix_stream(), scratch_, [this](bool) { close(); });
   splice_->start(std::move(to_unix), std::move(to_tcp));
 }

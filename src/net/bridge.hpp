@@ -34,7 +34,7 @@ public:
   void connect_tcp(const sockaddr* addr, std::function<void(bool)> then);
 
   // Starts moving bytes, after writing `to_unix` / `to_tcp` first.
-  void splice(std::string to_unix = {}, std::string to_tcp = {});
+  void tunnel(std::string to_unix = {}, std::string to_tcp = {});
   void close();
   bool closing() const { return closing_; }
 

@@ -25,13 +25,15 @@ int send_connection(int sock, uint16_t port, int fd) {
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
   std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
-#ifdef MSG_NOSIGNAL
+#if BLAUDE_LINUX_CALLS
   constexpr int kNoSignal = MSG_NOSIGNAL;
-#else
+#elif defined(SO_NOSIGPIPE)
   // Older macOS SDKs: the socket's own option instead (proxy mode is Linux-only for now).
   constexpr int kNoSignal = 0;
   int one = 1;
   ::setsockopt(sock, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof one);
+#else
+  constexpr int kNoSignal = 0;  // Linux's forced-fallbacks build: the relay ignores SIGPIPE
 #endif
   for (;;) {
     ssize_t n = ::sendmsg(sock, &m, MSG_DONTWAIT | kNoSignal);

@@ -55,7 +55,7 @@ void Publisher::on_connection(uv_stream_t* server, int status) {
     return b->close();
   }
   spdlog::debug("net: published port {}: a host connection goes into the sandbox", l->port);
-  b->splice();
+  b->tunnel();
 }
 
 void Publisher::close(std::function<void()> done) {

@@ -73,7 +73,7 @@ void Relay::on_connection(uv_stream_t* server, int status) {
 void Relay::outbound(Bridge* b, const std::string& connect_to) {
   b->connect_unix(cfg_.proxy_socket, [this, b, connect_to](bool ok) {
     if (!ok) return b->close();
-    if (connect_to.empty()) return b->splice();
+    if (connect_to.empty()) return b->tunnel();
     // A forwarded port: ask the proxy for the tunnel, then splice what follows its answer.
     struct Req {
       uv_write_t w{};
@@ -114,7 +114,7 @@ void Relay::read_answer(Bridge* b) {
         if (!(a.starts_with("HTTP/1.1 200") || a.starts_with("HTTP/1.0 200"))) return b->close();
         std::string rest = a.substr(end + 4);
         b->scratch_text.clear();
-        b->splice({}, std::move(rest));
+        b->tunnel({}, std::move(rest));
       });
 }
 
@@ -141,7 +141,7 @@ void Relay::inbound(UniqueFd fd, uint16_t port) {
   uv_ip4_addr("127.0.0.1", port, &sa);
   b->connect_tcp(reinterpret_cast<const sockaddr*>(&sa), [b](bool ok) {
     if (!ok) return b->close();
-    b->splice();
+    b->tunnel();
   });
 }
 

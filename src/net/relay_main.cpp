@@ -21,6 +21,7 @@
 #include <cstring>
 
 #include "common/pipe.hpp"
+#include "common/platform.hpp"
 #include "common/unique_fd.hpp"
 #include "net/relay.hpp"
 
@@ -95,11 +96,21 @@ size_t connection_budget() {
   if (cfg.control_fd >= 0) keep.push_back(cfg.control_fd);
   std::sort(keep.begin(), keep.end());
   unsigned from = 3;
+#if BLAUDE_LINUX_CALLS
+  auto close_from_to = [](unsigned lo, unsigned hi) { ::close_range(lo, hi, 0); };
+#else
+  // No close_range (macOS): a loop up to the fd limit.
+  rlimit rl{};
+  unsigned lim = ::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? unsigned(rl.rlim_cur) : 65536u;
+  auto close_from_to = [lim](unsigned lo, unsigned hi) {
+    for (unsigned fd = lo; fd <= hi && fd < lim; ++fd) ::close(int(fd));
+  };
+#endif
   for (int k : keep) {
-    if (unsigned(k) > from) ::close_range(from, unsigned(k) - 1, 0);
+    if (unsigned(k) > from) close_from_to(from, unsigned(k) - 1);
     from = unsigned(k) + 1;
   }
-  ::close_range(from, ~0u, 0);
+  close_from_to(from, ~0u);
   if (::chdir("/") != 0) {
   }
   spdlog::set_default_logger(std::make_shared<spdlog::logger>("relay", std::make_shared<spdlog::sinks::null_sink_mt>()));

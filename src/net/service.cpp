@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "net/publish.hpp"
+#include "common/platform.hpp"
 
 namespace blaude::net {
 
@@ -72,7 +73,9 @@ std::variant<std::unique_ptr<Service>, std::string> Service::start(ServiceConfig
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   m.thread = std::thread([&m] {
+#if BLAUDE_LINUX_CALLS
     pthread_setname_np(pthread_self(), "blaude-net");  // for ps/top and the idle benchmark
+#endif
     uv_run(&m.loop, UV_RUN_DEFAULT);
     uv_loop_close(&m.loop);
     std::lock_guard<std::mutex> g(m.mu);

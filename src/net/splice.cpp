@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/platform.hpp"
+
 namespace blaude::net {
 
 namespace {
@@ -15,7 +17,33 @@ namespace {
 // others (the fds are level-triggered: what is left is reported again at once).
 constexpr int kRounds = 4;
 constexpr size_t kMaxSplice = size_t(1) << 20;
+
+#if BLAUDE_LINUX_CALLS
+constexpr int kNoSignal = MSG_NOSIGNAL;
+#else
+constexpr int kNoSignal = 0;  // macOS: SIGPIPE is blocked/ignored by the loop's thread (above)
+#endif
+
+#if BLAUDE_LINUX_CALLS
 constexpr unsigned kFlags = SPLICE_F_NONBLOCK | SPLICE_F_MOVE;
+
+// socket -> pipe, and pipe -> socket: the bytes stay in the kernel.
+ssize_t fill(int src, Pipe& p) { return ::splice(src, nullptr, p.w.get(), nullptr, kMaxSplice, kFlags); }
+ssize_t drain(Pipe& p, int dst) { return ::splice(p.r.get(), nullptr, dst, nullptr, p.bytes, kFlags); }
+#else
+// No splice(2) (macOS): the "pipe" is a user-space buffer of the same role, filled by recv() and
+// emptied by send(); the flow control around it is the same (a direction with bytes left keeps it).
+ssize_t fill(int src, Pipe& p) {
+  if (p.buf.size() < p.off + p.bytes + kMaxSplice) p.buf.resize(p.off + p.bytes + kMaxSplice);
+  return ::recv(src, p.buf.data() + p.off + p.bytes, kMaxSplice, MSG_DONTWAIT);
+}
+ssize_t drain(Pipe& p, int dst) {
+  ssize_t n = ::send(dst, p.buf.data() + p.off, p.bytes, kNoSignal | MSG_DONTWAIT);
+  // drain's caller subtracts n from bytes; the next byte to send moves on by n (reset once empty).
+  if (n > 0) p.off = size_t(n) == p.bytes ? 0 : p.off + size_t(n);
+  return n;
+}
+#endif
 
 // Some clients and servers never read what they get sent (a refused request's body, a peer that
 // stops reading). SIGPIPE never interrupts anything here: blaude's proxy thread blocks every
@@ -29,14 +57,16 @@ std::unique_ptr<Pipe> ReadScratch::take_pipe() {
     free_pipes.pop_back();
     return p;
   }
+  auto p = std::make_unique<Pipe>();
+#if BLAUDE_LINUX_CALLS
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) return nullptr;
-  auto p = std::make_unique<Pipe>();
   p->r.reset(fds[0]);
   p->w.reset(fds[1]);
   // A bigger pipe moves more per splice call. Refused (over the user's pipe quota) or capped
   // by pipe-max-size: the default pipe works the same, just in smaller steps.
   if (pipe_size > 0) (void)::fcntl(fds[1], F_SETPIPE_SZ, int(pipe_size));
+#endif
   return p;
 }
 
@@ -110,7 +140,7 @@ void Splice::pump(Dir& d) {
       spdlog::warn("net: no pipe for a tunnel: {}", std::strerror(errno));
       return finish(false);
     }
-    ssize_t n = ::splice(d.src->fd, nullptr, d.pipe->w.get(), nullptr, kMaxSplice, kFlags);
+    ssize_t n = fill(d.src->fd, *d.pipe);
     if (n > 0) {
       d.pipe->bytes += size_t(n);
     } else if (n == 0) {
@@ -133,7 +163,7 @@ void Splice::pump(Dir& d) {
 bool Splice::flush(Dir& d) {
   while (d.first_off < d.first.size()) {
     ssize_t n = ::send(d.dst->fd, d.first.data() + d.first_off, d.first.size() - d.first_off,
-                       MSG_NOSIGNAL | MSG_DONTWAIT);
+                       kNoSignal | MSG_DONTWAIT);
     if (n > 0) {
       d.first_off += size_t(n);
     } else if (errno == EAGAIN) {
@@ -149,7 +179,7 @@ bool Splice::flush(Dir& d) {
     d.first_off = 0;
   }
   while (d.pipe && d.pipe->bytes > 0) {
-    ssize_t n = ::splice(d.pipe->r.get(), nullptr, d.dst->fd, nullptr, d.pipe->bytes, kFlags);
+    ssize_t n = drain(*d.pipe, d.dst->fd);
     if (n > 0) {
       d.pipe->bytes -= size_t(n);
     } else if (n < 0 && errno == EAGAIN) {

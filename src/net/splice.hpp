@@ -1,6 +1,6 @@
 // Moves bytes between two connected libuv streams, both ways, until both directions have ended
 // (EOF passed on as a half-close) or one side fails. The bytes never enter user space: each
-// direction is splice(2)d socket → pipe → socket. Memory is bounded and idle costs nothing:
+// direction is splice(2)d socket → pipe → socket (without splice, on macOS: recv → buffer → send). Memory is bounded and idle costs nothing:
 //  - one pipe per loop is shared by every tunnel of the loop (ReadScratch::pipes): a direction
 //    takes it, fills it from its source, empties it into its destination and gives it back. Only
 //    a direction whose destination is full keeps a pipe (at most one pipe's worth of bytes) and
@@ -27,9 +27,13 @@
 
 namespace blaude::net {
 
+// With splice(2), a kernel pipe. Without it (BLAUDE_LINUX_CALLS 0, macOS), a user-space buffer of
+// the same role: bytes [off, off + bytes) of buf are read and not yet written on (splice.cpp).
 struct Pipe {
   UniqueFd r, w;
   size_t bytes = 0;  // in the pipe, not yet written on
+  std::vector<char> buf;
+  size_t off = 0;
 };
 
 // The loop's shared resources: a read buffer (for request heads) and the free pipes.

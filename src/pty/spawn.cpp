@@ -118,7 +118,8 @@ void close_other_fds(int keep_err, const std::vector<int>& keep) {
       if (fl >= 0) fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
       continue;
     }
-#if BLAUDE_LINUX_CALLS && defined(SYS_close_range)
+#if BLAUDE_LINUX_CALLS
+#ifdef SYS_close_range
     // Close the run up to the next kept fd in one call where the kernel has close_range.
     int next = max;
     for (int k : keep) if (k > fd && k < next) next = k;
@@ -127,6 +128,7 @@ void close_other_fds(int keep_err, const std::vector<int>& keep) {
       fd = next - 1;
       continue;
     }
+#endif
 #endif
     close(fd);
   }

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "pty/signal_pipe.hpp"
+#include "pty/sweep.hpp"
 #include "pty/watchdog.hpp"
 #include "term/emit.hpp"
 #include "term/tracker.hpp"
@@ -161,6 +162,10 @@ int run_pty(const std::string& path, const Command& cmd, const SuperviseOptions&
   sc.signals = &sigs;
   sc.tracker = opts.guard_terminal ? &tracker : nullptr;
   int status = run_session(std::move(sc));
+  if (opts.sweep_session) {
+    int n = sweep_session(c.pid);
+    if (n > 0) spdlog::info("session end: killed {} process(es) left in the session", n);
+  }
   undo.run();
   modes.restore();
   watchdog.disarm();

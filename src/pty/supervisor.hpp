@@ -22,6 +22,10 @@ struct SuperviseOptions {
   // Track the terminal state the child sets and undo it on every way out (off only to measure
   // the pass-through alone: BLAUDE_TERM_GUARD=off).
   bool guard_terminal = true;
+  // No pid namespace ends the session's processes (macOS; sweep.hpp): once the child is reaped,
+  // kill what is left of its session and their descendants. Pty mode only (the child leads a
+  // session there; in pipes mode it shares blaude's).
+  bool sweep_session = false;
 };
 
 // Returns blaude's exit code: the child's code, 128+N for signal N, 126/127 when it cannot be

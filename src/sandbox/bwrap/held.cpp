@@ -31,14 +31,24 @@ std::vector<std::string> components(const std::string& path) {
   return out;
 }
 
+#ifdef __linux__
+// A descriptor of the name only: no read permission needed, nothing opened for reading.
+constexpr int kPathOnly = O_PATH;
+#else
+// No O_PATH (macOS). Held binds are bwrap's (--bind-fd), and bwrap exists only on Linux: off
+// Linux this code is compiled and never called. The Seatbelt backend has nothing to hold: its
+// profile has no mounts, only rules that the kernel checks against the path at every access.
+constexpr int kPathOnly = O_RDONLY;
+#endif
+
 // Walks from "/" with O_NOFOLLOW: every dir on the way is a real dir, the last component may be
 // anything but a symlink (an O_PATH|O_NOFOLLOW open of a link gives the link: refused).
 UniqueFd walk(const std::string& path, const std::vector<std::string>& comps, size_t n) {
-  UniqueFd fd(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd fd(::open("/", kPathOnly | O_DIRECTORY | O_CLOEXEC));
   if (!fd) sys_fail("open /");
   for (size_t k = 0; k < n; ++k) {
     bool last = k + 1 == comps.size();
-    int f = ::openat(fd.get(), comps[k].c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC | (last ? 0 : O_DIRECTORY));
+    int f = ::openat(fd.get(), comps[k].c_str(), kPathOnly | O_NOFOLLOW | O_CLOEXEC | (last ? 0 : O_DIRECTORY));
     if (f < 0) {
       if (errno == ENOTDIR || errno == ELOOP || errno == ENOENT) throw HeldPathChanged(path);
       sys_fail("open " + path);
@@ -74,7 +84,7 @@ UniqueFd hold_path(const HeldPath& h) {
     if (errno == EEXIST) throw HeldPathChanged(h.host);
     sys_fail("mkdir " + h.host);
   }
-  UniqueFd fd(::openat(p.get(), comps.back().c_str(), O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd fd(::openat(p.get(), comps.back().c_str(), kPathOnly | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC));
   if (!fd) throw HeldPathChanged(h.host);
   return fd;
 }

@@ -1,6 +1,7 @@
 // blaude's own pre-exec confinement with the real kernel: a forked child applies it and then
 // checks from inside what a sandboxed process would see. Each check has its control in the
-// parent (which stays unconfined).
+// parent (which stays unconfined). Linux only: the confinement is bwrap's (pre-exec, Linux calls).
+#ifdef __linux__
 #include <fcntl.h>
 #include <linux/keyctl.h>
 #include <stdlib.h>
@@ -125,3 +126,5 @@ TEST_CASE("confine: blaude's own overlay discards writes", "[confine]") {
   CHECK_FALSE(fs::exists(d + "/new"));
   fs::remove_all(d);
 }
+
+#endif  // __linux__

@@ -25,6 +25,13 @@
 #include "common/unique_fd.hpp"
 #include "net/proxy.hpp"
 
+// Proxy mode is Linux-only (macOS refuses it at decide); off Linux this only has to compile.
+#ifdef __linux__
+constexpr int kNoSignal = MSG_NOSIGNAL;
+#else
+constexpr int kNoSignal = 0;
+#endif
+
 using namespace blaude;
 using namespace blaude::net;
 
@@ -75,7 +82,7 @@ private:
 class Upstream {
 public:
   explicit Upstream(bool http) : http_(http) {
-    fd_ = UniqueFd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    fd_ = UniqueFd(::socket(AF_INET, SOCK_STREAM, 0));
     sockaddr_in sa{};
     sa.sin_family = AF_INET;
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -125,7 +132,7 @@ private:
 };
 
 UniqueFd dial(const std::string& path) {
-  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM, 0));
   sockaddr_un sa{};
   sa.sun_family = AF_UNIX;
   std::strncpy(sa.sun_path, path.c_str(), sizeof sa.sun_path - 1);
@@ -138,7 +145,7 @@ UniqueFd dial(const std::string& path) {
 void send_all(int fd, const std::string& s) {
   size_t off = 0;
   while (off < s.size()) {
-    ssize_t n = ::send(fd, s.data() + off, s.size() - off, MSG_NOSIGNAL);
+    ssize_t n = ::send(fd, s.data() + off, s.size() - off, kNoSignal);
     if (n <= 0) return;
     off += size_t(n);
   }

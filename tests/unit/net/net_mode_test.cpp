@@ -100,7 +100,7 @@ TEST_CASE("net service: binds before the session, says what is in use, leaves no
   ::getsockname(busy, reinterpret_cast<sockaddr*>(&sa), &len);
   uint16_t port = ntohs(sa.sin_port);
   int sv[2];
-  REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0);
+  REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0);
   ServiceConfig cfg;
   cfg.socket_path = (dir / "proxy.sock").string();
   cfg.publish = {port};

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# What the agent starts ends with the session, so nothing of it can race the post-session audit.
+# With bwrap, the pid namespace ends it. Without one (macOS Seatbelt, --no-sandbox on the POSIX
+# calls), blaude sweeps the child's session after the child exits (src/pty/sweep.hpp). The attack:
+# a daemonized grandchild that ignores SIGHUP (the pty's hangup does not end it) and outlives its
+# shell. Control: the same command on a plain host pty, nobody sweeping: it survives.
+. "$(dirname "$0")/lib.sh"
+PT="python3 $BLAUDE_SRC/tests/integration/ptyterm.py"
+mark=$((900000 + RANDOM))$$   # a sleep length no other process has: pgrep finds only ours
+daemon="(trap '' HUP; exec sleep $mark </dev/null >/dev/null 2>&1 &); exit 0"
+alive() { pgrep -fx "sleep $mark" >/dev/null; }
+reap() { pkill -KILL -fx "sleep $mark" 2>/dev/null || true; wait_until not alive || true; }
+at_exit reap
+
+# Control: a plain pty (the host, no blaude): the daemon outlives its session.
+$PT capture "$T_DIR/ctl" -- sh -c "$daemon" >/dev/null
+check "control: on a plain pty the daemonized grandchild survives the session" alive
+reap
+
+if grep -q 'BLAUDE_POSIX_FALLBACKS:BOOL=ON' "$BLAUDE_BUILD/CMakeCache.txt"; then
+  # The POSIX calls (what macOS makes): --no-sandbox has no pid namespace either, so the sweep
+  # is what ends the daemon, as it does under sandbox-exec on a Mac.
+  $PT capture "$T_DIR/out" -- "$BLAUDE" --no-sandbox --exec sh -c "$daemon" >/dev/null
+  check "posix calls, --no-sandbox: the daemonized grandchild is gone when blaude returns" not alive
+  reap
+  # What remains out of reach (sweep.hpp): setsid + double fork leaves no link to the session.
+  $PT capture "$T_DIR/out2" -- "$BLAUDE" --no-sandbox --exec sh -c \
+    "setsid sh -c \"(trap '' HUP; exec sleep $mark </dev/null >/dev/null 2>&1 &)\"; exit 0" >/dev/null
+  if alive; then log "known gap (stated in the issue 16 note): a setsid + double-fork daemon survives the sweep"; fi
+  reap
+else
+  # Linux calls: --no-sandbox is unchanged (no sweep; the user's own shell semantics).
+  $PT capture "$T_DIR/out" -- "$BLAUDE" --no-sandbox --exec sh -c "$daemon" >/dev/null
+  check "linux calls, --no-sandbox: unchanged, the daemon survives as on the plain host" alive
+  reap
+fi
+finish
