@@ -116,6 +116,7 @@ struct HostFacts {
   std::string bwrap;                  // absolute path, "" when not installed
   bool overlay = false;               // bwrap accepts --overlay-src/--tmp-overlay (0.9+)
   bool overlay_probe_failed = false;  // could not ask bwrap; overlay assumed false for this run
+  bool fd_binds = true;               // bwrap accepts --bind-fd/--ro-bind-fd (0.5+): held binds
   // Protections are mounted by blaude inside bwrap's namespaces (protect_gate.hpp): bwrap is not
   // setuid and the kernel has open_tree/move_mount/mount_setattr (5.12+). Else as bwrap options.
   bool inner_mounts = false;
