@@ -43,6 +43,10 @@ enum class InnerKind : unsigned char {
   ReadOnly,  // a read-only clone of the object on itself (file or dir, with what is mounted below)
   Pin,       // a writable clone on itself: the name can no longer be renamed or removed
   EmptyDir,  // a missing dir: created empty, then an empty read-only tmpfs on it
+  // Host IPC shadows (issue 11 class 3), on the very object the probe listed in /tmp (id: dev,
+  // ino and type; dev = ino = 0: only its type, for a dir made by a host preparation):
+  ShadowFile,  // /dev/null on a socket file: connect() is refused, the name cannot be moved
+  ShadowDir,   // an empty writable tmpfs on a socket dir (.X11-unix, tmux-UID, ...)
 };
 
 // What the probe saw at a path (lstat).

@@ -54,26 +54,35 @@ BwrapFeatures bwrap_features(const std::string& bwrap, const std::string& home, 
   const std::string file = dir.empty() ? "" : dir + "/bwrap-features-" + std::to_string(uid);
   if (!file.empty() && cache_dir_ok(dir, uid)) {
     std::string c = read_small_file(file, 1024, Follow::No).value_or("");
-    if (c.rfind(id + "\n", 0) == 0) {
+    // An entry without the fd_binds line was written before it was asked: stale.
+    if (c.rfind(id + "\n", 0) == 0 && c.find("\nfd_binds=") != std::string::npos) {
       r.overlay = c.find("\noverlay=1\n") != std::string::npos;
+      r.fd_binds = c.find("\nfd_binds=1\n") != std::string::npos;
       return r;
     }
   }
   // bwrap parses every option before acting on --version, so an unknown option fails here
-  // without creating a namespace. A bwrap that cannot even print its version is broken.
-  int with = run_bwrap_quietly(bwrap, {"--overlay-src", "/", "--tmp-overlay", "/", "--version"});
-  if (with == 0) {
+  // without creating a namespace (the fd is only parsed, never used). A bwrap that cannot even
+  // print its version is broken. Two runs on 0.5-0.8 (as before the fd bit), one on 0.9+.
+  const std::vector<std::string> fd = {"--ro-bind-fd", "0", "/"};
+  std::vector<std::string> both = fd;
+  both.insert(both.end(), {"--overlay-src", "/", "--tmp-overlay", "/", "--version"});
+  if (run_bwrap_quietly(bwrap, both) == 0) {
     r.overlay = true;
-  } else if (run_bwrap_quietly(bwrap, {"--version"}) != 0) {
-    r.probe_failed = true;
-    return r;
+  } else if (run_bwrap_quietly(bwrap, {fd[0], fd[1], fd[2], "--version"}) != 0) {
+    r.fd_binds = false;
+    if (run_bwrap_quietly(bwrap, {"--version"}) != 0) {
+      r.fd_binds = true;  // unknown: the launch says what is wrong with this bwrap
+      r.probe_failed = true;
+      return r;
+    }
   }
   if (!file.empty()) {
     // ~/.cache, then ~/.cache/blaude (0700), then the entry; none of it is needed to launch.
     for (const std::string& d : {home + "/.cache", dir})
       r.cache_writes.push_back(HostPrep{HostPrep::Kind::MakeDir, d, 0700, "", false, "bwrap feature cache"});
     r.cache_writes.push_back(HostPrep{HostPrep::Kind::ReplaceFile, file, 0600,
-                             id + "\noverlay=" + (r.overlay ? "1" : "0") + "\n", false,
+                             id + "\noverlay=" + (r.overlay ? "1" : "0") + "\nfd_binds=" + (r.fd_binds ? "1" : "0") + "\n", false,
                              "bwrap feature cache (which options this bwrap accepts)"});
   }
   return r;

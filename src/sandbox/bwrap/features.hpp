@@ -13,6 +13,7 @@ namespace blaude::sandbox::bwrap {
 
 struct BwrapFeatures {
   bool overlay = false;       // --overlay-src/--tmp-overlay (bubblewrap 0.9+)
+  bool fd_binds = true;       // --bind-fd/--ro-bind-fd (bubblewrap 0.5+): the held binds (held.hpp)
   bool probe_failed = false;  // bwrap did not answer; nothing is cached
   std::vector<HostPrep> cache_writes;  // the refreshed cache entry (and its dirs), when stale
 };

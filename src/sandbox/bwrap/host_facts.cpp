@@ -139,6 +139,7 @@ HostFacts HostFacts::probe(const HostEnv& host, const SandboxRequest& req) {
   if (!f.bwrap.empty()) {
     auto feat = bwrap_features(f.bwrap, f.home, f.uid);
     f.overlay = feat.overlay;
+    f.fd_binds = feat.fd_binds;
     f.overlay_probe_failed = feat.probe_failed;
     f.cache_writes = std::move(feat.cache_writes);
   }

@@ -116,6 +116,7 @@ struct HostFacts {
   std::string bwrap;                  // absolute path, "" when not installed
   bool overlay = false;               // bwrap accepts --overlay-src/--tmp-overlay (0.9+)
   bool overlay_probe_failed = false;  // could not ask bwrap; overlay assumed false for this run
+  bool fd_binds = true;               // bwrap accepts --bind-fd/--ro-bind-fd (0.5+): held binds
   // Protections are mounted by blaude inside bwrap's namespaces (protect_gate.hpp): bwrap is not
   // setuid and the kernel has open_tree/move_mount/mount_setattr (5.12+). Else as bwrap options.
   bool inner_mounts = false;
@@ -127,6 +128,13 @@ struct HostFacts {
   std::vector<std::string> tmp_socket_dirs;  // existing /tmp/.X11-unix, /tmp/tmux-*, ... (sorted)
   // The same names when they are not dirs: a bare socket (dbus-launch's /tmp/dbus-XXXX) or file.
   std::vector<std::string> tmp_socket_files;
+  // What the /tmp probe saw (probe_ipc.cpp), one consistent listing of a held /tmp descriptor:
+  // the identity of each name above (the shadow is mounted on that object or not at all), the
+  // seed names that were symlinks (not shadowed: reported), and the names whose object changed
+  // between the listing and its stat (a rename in flight: the launch refuses).
+  std::map<std::string, Identity> tmp_ids;
+  std::vector<std::string> tmp_socket_links;
+  std::vector<std::string> tmp_changed;
   IpcFacts ipc;
   std::string resolv_content;                // /etc/resolv.conf content when it is a symlink
   std::vector<std::string> opt_tool_dirs;    // /opt/<vendor>/<dir> holding a tool on PATH

@@ -33,6 +33,8 @@ struct Builder {
   // The binds (src, dst) to make by held descriptor (plan_held.cpp): the protect fallback's and
   // the /tmp socket-file shadows.
   std::set<std::pair<std::string, std::string>> held_binds = {};
+  // The /tmp IPC shadows the protect helper mounts (plan_ipc.cpp), before the protections.
+  std::vector<InnerMount> shadows = {};
 
   void add(std::initializer_list<std::string> args) { p.argv.insert(p.argv.end(), args); }
   void ro(const std::string& src, const std::string& dst) { add({"--ro-bind", src, dst}); }

@@ -9,6 +9,7 @@
 
 #include "sandbox/bwrap/held.hpp"
 #include "sandbox/bwrap/mount_order.hpp"
+#include "sandbox/bwrap/plan.hpp"
 #include "sandbox/bwrap/plan_builder.hpp"
 
 namespace blaude::sandbox::bwrap::detail {
@@ -42,6 +43,13 @@ void add_held_binds(Builder& b) {
     }
   }
   if (b.p.held.empty()) return;
+  // No descriptor form (bwrap < 0.5): binding these by path is the probe-then-mount race the
+  // held binds close, so refuse rather than fall back to it.
+  if (!b.f.fd_binds)
+    throw PlanError(b.f.bwrap + " cannot bind from a descriptor (--ro-bind-fd needs bubblewrap 0.5 or newer): " +
+                        std::to_string(b.p.held.size()) + " mounts (first " + b.p.held.front().host +
+                        ") would be made by path, racing with whatever renames them",
+                    "Install bubblewrap 0.5 or newer, or put a newer bwrap first on PATH.");
   b.add({"--dir", "/run/blaude", "--file", kSetupDoneToken, kSetupDoneFile});
   b.p.data_fds.push_back({kSetupDoneToken, "blaude: every mount before this one was made\n"});
 }

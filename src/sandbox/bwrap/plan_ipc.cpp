@@ -2,6 +2,8 @@
 // socket names whatever their kind, the user's tmux socket dir (made on the host when missing,
 // so that the sandbox cannot squat it), --git's gpg binds, the read-only ~/.config/blaude, and
 // the confinement blaude applies before bwrap (keyring, Landlock, its own overlays).
+#include <sys/stat.h>
+
 #include <algorithm>
 
 #include "common/paths.hpp"
@@ -16,6 +18,22 @@ namespace blaude::sandbox::bwrap::detail {
 namespace {
 
 bool visible(const Builder& b, const std::string& path) { return !sandbox_source(b.p.argv, path).empty(); }
+
+// What the /tmp probe saw at `path`; only the type where it has no record (facts made by hand).
+Identity tmp_id(const Builder& b, const std::string& path, unsigned type) {
+  auto it = b.f.tmp_ids.find(path);
+  return it != b.f.tmp_ids.end() ? it->second : Identity{0, 0, type};
+}
+
+// A socket dir's shadow: an empty writable tmpfs, by the protect helper on the checked object
+// (id) where it runs, else as a bwrap --tmpfs.
+void shadow_dir(Builder& b, const std::string& d, const Identity& id) {
+  if (b.f.inner_mounts) {
+    b.shadows.push_back({d, InnerKind::ShadowDir, id, d, "host sockets in /tmp"});
+  } else {
+    b.tmpfs(d);
+  }
+}
 
 // The dir is shadowed with an empty tmpfs; when missing it is created 0700 on the host first
 // (tmux would create it the same way), so the sandbox can never put a server there.
@@ -32,22 +50,38 @@ void shadow_tmux_dir(Builder& b) {
   if (pf.lkind == Kind::Missing)
     b.p.preparations.push_back({HostPrep::Kind::MakeDir, d, 0700, "", false,
                                 "tmux's socket dir, so that the sandbox cannot start a server there"});
-  b.tmpfs(d);
+  // Made by the preparation after the probe: only its type is known (no symlink on the way).
+  Identity id = b.f.at(d).lkind == Kind::Dir && b.f.ws.ids.count(d) ? b.f.ws.ids.at(d) : Identity{0, 0, S_IFDIR};
+  shadow_dir(b, d, id);
 }
 
 }  // namespace
 
 void add_tmp_ipc(Builder& b) {
   if (b.req.clear_tmp || b.req.allow_protected_writes) return;
+  if (!b.f.tmp_changed.empty())
+    throw PlanError(b.f.tmp_changed.front() + " changed while blaude was starting (a rename in /tmp)",
+                    "Run blaude again. If it keeps happening, something keeps renaming it: find out what.");
+  for (const auto& l : b.f.tmp_socket_links)
+    b.p.warnings.push_back(l + " is a symlink: not shadowed (a mount on it would land on what it names); "
+                           "a host socket renamed to it later is reachable from the sandbox");
   // Only names that exist: a --tmpfs on a missing path under the host /tmp would create it.
   // (--ssh's own agent dir is bound instead, later: no shadow for that bind to hide.)
+  // With the protect helper (protect_gate.hpp) every shadow is mounted on the object the probe
+  // listed, opened with no symlink on the way and checked (dev, ino, type), or the launch
+  // refuses; as bwrap options (the fallback), dirs get --tmpfs (which follows a symlink swapped
+  // in since the probe: not closed there) and files the held /dev/null bind below.
   for (const auto& d : b.f.tmp_socket_dirs)
-    if (!(b.req.ssh && d == b.f.ssh_agent_dir)) b.tmpfs(d);
+    if (!(b.req.ssh && d == b.f.ssh_agent_dir)) shadow_dir(b, d, tmp_id(b, d, S_IFDIR));
   // A bare socket (dbus-launch's /tmp/dbus-XXXX) or file: /dev/null over it refuses connect(),
   // and a mount point cannot be unlinked or renamed from inside.
-  // Held (plan_held.cpp): bwrap checks that the shadow landed on the name itself, not on what a
-  // symlink swapped in since the probe points to.
   for (const auto& f : b.f.tmp_socket_files) {
+    if (b.f.inner_mounts) {
+      b.shadows.push_back({f, InnerKind::ShadowFile, tmp_id(b, f, S_IFSOCK), f, "a host socket in /tmp"});
+      continue;
+    }
+    // Held (plan_held.cpp): bwrap checks that the shadow landed on the name itself, not on what a
+    // symlink swapped in since the probe points to.
     b.ro("/dev/null", f);
     b.held_binds.insert({"/dev/null", f});
   }

@@ -1,13 +1,21 @@
 #include "sandbox/bwrap/probe_ipc.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/platform.hpp"
+#if BLAUDE_LINUX_CALLS
+#include <sys/syscall.h>
+#endif
 
 #include <algorithm>
 
 #include "common/paths.hpp"
 #include "common/subprocess.hpp"
 #include "common/file_io.hpp"
+#include "common/unique_fd.hpp"
 #include "sandbox/bwrap/confine.hpp"
 #include "sandbox/bwrap/features.hpp"
 #include "sandbox/bwrap/overlay_cache.hpp"
@@ -29,20 +37,77 @@ bool is_tmp_ipc_name(const std::string& n) {
 
 namespace {
 
-void scan_tmp(HostFacts& f) {
-  DIR* d = ::opendir("/tmp");
-  if (!d) return;
-  while (dirent* e = ::readdir(d)) {
-    const std::string n = e->d_name;
-    struct stat st;
-    if (!is_tmp_ipc_name(n) || ::lstat(("/tmp/" + n).c_str(), &st) != 0) continue;
-    // A symlink is left alone: a mount on it would land on whatever it names.
-    if (S_ISDIR(st.st_mode)) f.tmp_socket_dirs.push_back("/tmp/" + n);
-    else if (!S_ISLNK(st.st_mode)) f.tmp_socket_files.push_back("/tmp/" + n);
+struct TmpEntry {
+  std::string name;
+  unsigned long long ino;
+  unsigned char type;
+};
+
+// The seed-named entries of the held /tmp descriptor, from ONE getdents64 call where it fits:
+// the kernel lists a dir under its lock, which a rename in it takes too, so the listing is one
+// state of /tmp. Name by name (lstat after readdir) a socket swapped between two names in
+// flight showed as two symlinks, and nothing was shadowed (race_protect_socket.sh: 3 of 10).
+std::vector<TmpEntry> list_tmp(int fd) {
+  std::vector<TmpEntry> out;
+#if BLAUDE_LINUX_CALLS
+  struct Dirent64 {
+    unsigned long long d_ino;
+    long long d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+  };
+  std::vector<char> buf(1 << 20);
+  for (;;) {
+    long n = ::syscall(SYS_getdents64, fd, buf.data(), buf.size());
+    if (n <= 0) break;
+    for (long off = 0; off < n;) {
+      auto* e = reinterpret_cast<Dirent64*>(buf.data() + off);
+      off += e->d_reclen;
+      if (is_tmp_ipc_name(e->d_name)) out.push_back({e->d_name, e->d_ino, e->d_type});
+    }
   }
+#else
+  int dup = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  DIR* d = dup >= 0 ? ::fdopendir(dup) : nullptr;
+  if (!d) {
+    if (dup >= 0) ::close(dup);
+    return out;
+  }
+  while (dirent* e = ::readdir(d))
+    if (is_tmp_ipc_name(e->d_name)) out.push_back({e->d_name, (unsigned long long)e->d_ino, e->d_type});
   ::closedir(d);
-  std::sort(f.tmp_socket_dirs.begin(), f.tmp_socket_dirs.end());
-  std::sort(f.tmp_socket_files.begin(), f.tmp_socket_files.end());
+#endif
+  return out;
+}
+
+void scan_tmp(HostFacts& f) {
+  UniqueFd tmp(::open("/tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  struct stat ts;
+  if (!tmp || ::fstat(tmp.get(), &ts) != 0) return;
+  for (const auto& e : list_tmp(tmp.get())) {
+    const std::string path = "/tmp/" + e.name;
+    struct stat st;
+    if (::fstatat(tmp.get(), e.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      f.tmp_changed.push_back(path);  // listed, then gone: moved in flight
+      continue;
+    }
+    // Another object than the one listed: renamed in flight (a mount point on the name shows
+    // another device, and is no flip).
+    if (st.st_dev == ts.st_dev && (unsigned long long)st.st_ino != e.ino) {
+      f.tmp_changed.push_back(path);
+      continue;
+    }
+    // A symlink cannot carry a mount (one would land on whatever it names): reported.
+    if (S_ISLNK(st.st_mode)) {
+      f.tmp_socket_links.push_back(path);
+      continue;
+    }
+    (S_ISDIR(st.st_mode) ? f.tmp_socket_dirs : f.tmp_socket_files).push_back(path);
+    f.tmp_ids[path] = Identity{(unsigned long long)st.st_dev, (unsigned long long)st.st_ino, unsigned(st.st_mode & S_IFMT)};
+  }
+  for (auto* v : {&f.tmp_socket_dirs, &f.tmp_socket_files, &f.tmp_socket_links, &f.tmp_changed})
+    std::sort(v->begin(), v->end());
 }
 
 // A positive answer of this boot from ~/.cache/blaude, else the forked probe; a positive probe

@@ -101,12 +101,32 @@ void add_workspace(Builder& b) {
 // After every other mount: each guard at every writable alias (the workspace's own bind, a
 // writable /tmp, -m DIR:rw, write grants), with pins, either made by the protect helper inside the
 // sandbox (plan.inner_mounts + the gate options) or, where it cannot run, as bwrap options.
+namespace {
+
+// The helper's mounts: the protections, then the /tmp IPC shadows (plan_ipc.cpp), after any
+// pin of an ancestor of theirs (check_inner_mounts' order). A protection inside a shadowed dir
+// is left out: the shadow hides that alias of it, and under the tmpfs it would not be found.
+void add_shadows(Builder& b, std::vector<InnerMount> protections) {
+  std::vector<InnerMount> mounts;
+  for (auto& m : protections) {
+    bool hidden = false;
+    for (const auto& s : b.shadows) hidden |= s.kind == InnerKind::ShadowDir && (m.path == s.path || is_under(m.path, s.path));
+    if (!hidden) mounts.push_back(std::move(m));
+  }
+  mounts.insert(mounts.end(), b.shadows.begin(), b.shadows.end());
+  if (mounts.empty()) return;
+  for (auto& a : gate_args(kInfoToken, kGateToken)) b.p.argv.push_back(a);
+  b.p.inner_mounts = std::move(mounts);
+}
+
+}  // namespace
+
 void add_protections(Builder& b) {
   // With the protections off (or no workspace), only the guards of every mode: blaude's own config.
   const bool off = b.req.allow_protected_writes || b.req.tmp;
   std::vector<HostGuard> guards = off ? std::vector<HostGuard>{} : b.guards;
   guards.insert(guards.end(), b.always_guards.begin(), b.always_guards.end());
-  if (guards.empty() && off) return;
+  if (guards.empty() && off) return add_shadows(b, {});
   std::vector<Alias> aliases;
   for (const auto& [src, dst] : b.rw_binds) aliases.push_back({src, dst});
   const auto& ids = b.f.ws.ids;
@@ -132,11 +152,9 @@ void add_protections(Builder& b) {
   if (!layout.missing.empty())
     throw PlanError("the workspace changed while blaude was starting (" + layout.missing.front() + ")",
                     "Run blaude again. If it keeps happening, please report it with the output of `blaude --dry-run`.");
-  if (layout.mounts.empty()) return;
   if (b.f.inner_mounts) {
-    for (auto& a : gate_args(kInfoToken, kGateToken)) b.p.argv.push_back(a);
-    b.p.inner_mounts = std::move(layout.mounts);
-  } else {
+    add_shadows(b, std::move(layout.mounts));
+  } else if (!layout.mounts.empty()) {
     std::vector<std::pair<std::string, std::string>> left_out;
     auto kept = expressible_as_options(b.p.argv, layout.mounts, left_out);
     for (const auto& [path, below] : left_out)

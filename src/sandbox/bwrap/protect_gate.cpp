@@ -184,7 +184,8 @@ struct Helper {
   void expect(int fd, const Identity& id, const char* path) {
     struct stat st;
     if (::fstat(fd, &st) != 0) fail("cannot stat", path, errno);
-    if ((unsigned long long)st.st_dev != id.dev || (unsigned long long)st.st_ino != id.ino ||
+    const bool type_only = id.dev == 0 && id.ino == 0;  // made by a host preparation after the probe
+    if ((!type_only && ((unsigned long long)st.st_dev != id.dev || (unsigned long long)st.st_ino != id.ino)) ||
         (st.st_mode & S_IFMT) != id.type)
       fail("changed while the sandbox was starting:", path, 0);
   }
@@ -245,15 +246,52 @@ struct Helper {
     ::close(pfd);
   }
 
+  // The sandbox's /dev/null (bwrap's --dev made it) onto a checked socket file.
+  void null_onto(int fd, const char* path) {
+    char rel[PATH_MAX];
+    int dn = resolve("/dev/null", rel);
+    if (dn < 0) fail("cannot open", "/dev/null", errno);
+    int t = int(::syscall(SYS_open_tree, dn, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH));
+    if (t < 0) fail("cannot clone /dev/null for", path, errno);
+    struct mount_attr a = {};
+    a.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC | MOUNT_ATTR_RDONLY;
+    if (::syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH, &a, sizeof a) != 0) fail("cannot set mount flags on", path, errno);
+    if (::syscall(SYS_move_mount, t, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+      fail("cannot mount on", path, errno);
+    ::close(t);
+    ::close(dn);
+  }
+
+  // An empty writable tmpfs (mode 0755, the sandbox user's, as bwrap's --tmpfs) onto a checked dir.
+  void tmpfs_onto(int fd, const char* path) {
+    int fs = int(::syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC));
+    if (fs < 0) fail("cannot make a tmpfs for", path, errno);
+    if (::syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0755", 0) != 0 ||
+        ::syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) != 0)
+      fail("cannot make a tmpfs for", path, errno);
+    int m = int(::syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV));
+    if (m < 0) fail("cannot make a tmpfs for", path, errno);
+    if (::syscall(SYS_move_mount, m, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+      fail("cannot mount on", path, errno);
+    ::close(m);
+    ::close(fs);
+  }
+
   void apply(const InnerMount& m) {
     const char* path = m.path.c_str();
     if (m.kind == InnerKind::EmptyDir) return empty_dir(path, &m.id);
     char rel[PATH_MAX];
     int fd = resolve(path, rel);
-    if (fd < 0) fail(errno == ELOOP || errno == EXDEV ? "changed while the sandbox was starting:" : "cannot open", path,
-                     errno == ELOOP || errno == EXDEV ? 0 : errno);
+    if (fd < 0) fail(errno == ELOOP || errno == EXDEV || errno == ENOENT ? "changed while the sandbox was starting:" : "cannot open", path,
+                     errno == ELOOP || errno == EXDEV || errno == ENOENT ? 0 : errno);
     expect(fd, m.id, path);
-    clone_onto(fd, m.kind == InnerKind::ReadOnly, path);
+    if (m.kind == InnerKind::ShadowFile) {
+      null_onto(fd, path);
+    } else if (m.kind == InnerKind::ShadowDir) {
+      tmpfs_onto(fd, path);
+    } else {
+      clone_onto(fd, m.kind == InnerKind::ReadOnly, path);
+    }
     ::close(fd);
   }
 

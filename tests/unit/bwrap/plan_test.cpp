@@ -1,4 +1,6 @@
 // Golden argv checks for the bwrap planner over synthetic hosts.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -8,6 +10,7 @@
 #include "fake_host.hpp"
 #include "sandbox/bwrap/format.hpp"
 #include "sandbox/bwrap/plan.hpp"
+#include "sandbox/bwrap/protect_gate.hpp"
 
 using namespace blaude;
 using namespace blaude::sandbox;
@@ -118,6 +121,48 @@ TEST_CASE("/tmp: shared with socket shadows, or a private tmpfs", "[sandbox]") {
   o.allow_protected_writes = true;
   a = plan(o, f, inputs()).argv;
   CHECK_FALSE(has(a, {"/tmp/tmux-1000"}));
+}
+
+// Issue 11 class 3/4: with the protect helper, the shadows are its mounts on the very objects the
+// /tmp probe listed (no bwrap --tmpfs that would follow a symlink swapped in since).
+TEST_CASE("/tmp shadows: the helper mounts them on the probed objects", "[sandbox]") {
+  auto f = host();
+  f.inner_mounts = true;
+  f.tmp_socket_dirs = {"/tmp/.X11-unix"};
+  f.tmp_socket_files = {"/tmp/dbus-abc"};
+  f.tmp_ids["/tmp/.X11-unix"] = Identity{7, 11, S_IFDIR};
+  f.tmp_ids["/tmp/dbus-abc"] = Identity{7, 12, S_IFSOCK};
+  f.tmp_socket_links = {"/tmp/dbus-link"};
+  auto p = plan(opts(), f, inputs());
+  CHECK_FALSE(has(p.argv, {"--tmpfs", "/tmp/.X11-unix"}));
+  CHECK_FALSE(has(p.argv, {"/tmp/dbus-abc"}));
+  const InnerMount* d = nullptr;
+  const InnerMount* s = nullptr;
+  for (const auto& m : p.inner_mounts) {
+    if (m.path == "/tmp/.X11-unix") d = &m;
+    if (m.path == "/tmp/dbus-abc") s = &m;
+  }
+  REQUIRE(d);
+  REQUIRE(s);
+  CHECK(d->kind == InnerKind::ShadowDir);
+  CHECK(d->id == Identity{7, 11, S_IFDIR});
+  CHECK(s->kind == InnerKind::ShadowFile);
+  CHECK(s->id == Identity{7, 12, S_IFSOCK});
+  CHECK(check_inner_mounts(p.inner_mounts).empty());
+  bool warned = false;
+  for (const auto& w : p.warnings) warned |= w.find("/tmp/dbus-link is a symlink") != std::string::npos;
+  CHECK(warned);
+  // --dry-run's equivalent options say the same.
+  CHECK(format_command(p).find("--ro-bind /dev/null /tmp/dbus-abc") != std::string::npos);
+
+  f.tmp_changed = {"/tmp/dbus-abc"};  // renamed between the listing and its stat
+  std::string err;
+  try {
+    plan(opts(), f, inputs());
+  } catch (const std::exception& e) {
+    err = e.what();
+  }
+  CHECK(err.find("/tmp/dbus-abc changed") != std::string::npos);
 }
 
 TEST_CASE("resolv.conf links resolve inside the sandbox", "[sandbox]") {

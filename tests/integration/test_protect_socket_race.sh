@@ -1,26 +1,35 @@
 #!/usr/bin/env bash
-# Issue 11 classes 3 and 4: the /dev/null shadow over a bare /tmp socket file the seed lists
-# (dbus-launch's /tmp/dbus-XXXX) against probe-then-mount. While real blaude sessions start,
-# another process of the same user keeps exchanging the socket with a symlink to a decoy file,
-# both under seed names (renameat2 RENAME_EXCHANGE: a name is always there). A shadow mounted by
-# PATH follows the symlink if the swap lands between the probe and the mount: /dev/null covers
-# the decoy, and the socket, under the other name, stays reachable. blaude binds /dev/null from a
-# held descriptor and bwrap checks that the mount landed on the name itself, so each launch either
-# starts with the socket shadowed (a mount follows its dentry through later swaps) or refuses.
+# Issue 11 classes 3 and 4: the shadows over the seed's /tmp socket names (dbus-launch's bare
+# /tmp/dbus-XXXX) against probe-then-mount. While real blaude sessions start, another process of
+# the same user keeps exchanging the socket with a symlink to a decoy file, both under seed names
+# (renameat2 RENAME_EXCHANGE: a name is always there). Two races:
+# - the probe's: /tmp listed, then each name stat'ed in turn: a flip between two stats showed two
+#   symlinks and no socket, and nothing was shadowed (3 of 10 launches on main 37db5e1). Now one
+#   getdents64 of a held /tmp descriptor (one state of the dir: the kernel lists it under the lock
+#   a rename takes) and each name's identity from fstatat on that descriptor, checked against the
+#   listed inode (a flip in between: the launch refuses);
+# - the mount's: a shadow mounted by PATH follows the symlink if the swap lands between the probe
+#   and the mount. The protect helper mounts the shadow on the object it opened with no symlink on
+#   the way and checked against the probe's (dev, ino); the bwrap-option form binds /dev/null from
+#   a held descriptor and bwrap checks where it landed. Each launch either starts with the socket
+#   shadowed (a mount follows its dentry through later swaps) or refuses, saying why.
 # Fixed launch count, with bwrap 0.8 and the overlay bwrap, in both forms of the protections.
-# NOT in `make test` (not named test_*): it still fails now and then (3 of 10 launches, bwrap 0.8,
-# helper form, in one run; 0 of 15/20 in others) through a second race that held binds do not
-# close: the probe lists /tmp and lstats each seed name in turn, so a flip between the two lstats
-# shows it two symlinks and no socket, and nothing is shadowed. Run by hand:
-#   BLAUDE=build/blaude BLAUDE_SRC=$PWD bash tests/integration/race_protect_socket.sh
-# It flips a seed-named socket in the shared /tmp: run it alone (other launches get refused).
+# The whole test runs in a PRIVATE /tmp (a tmpfs in a mount namespace of its own, made as root
+# before anything else): its flipping never touches the machine's /tmp, where every other
+# blaude's probe would see it and refuse. So it is in `make test`.
 # The control: the same flipping against a plain bwrap path shadow (what blaude did before) does
-# reach the socket (tried until it does, at most 20 times the launch count).
+# reach the socket (tried until it does, at most 20 times the launch count); bwrap 0.10+ refuses
+# a mount onto a symlink itself, which is checked instead.
+if [ -z "${BLAUDE_PRIVATE_TMP:-}" ]; then
+  exec env BLAUDE_PRIVATE_TMP=1 unshare --mount --propagation private \
+    sh -c 'mount -t tmpfs -o mode=1777 blaude-private-tmp /tmp && exec bash "$0" "$@"' "$0" "$@"
+fi
+[ "$(findmnt -n -o SOURCE /tmp)" = blaude-private-tmp ] || { echo "FAIL: no private /tmp"; exit 1; }
 . "$(dirname "$0")/lib.sh"
 
 need_sandbox
 command -v python3 >/dev/null || missing python3
-LAUNCHES=${BLAUDE_RACE_LAUNCHES:-30}
+LAUNCHES=${BLAUDE_RACE_LAUNCHES:-15}
 OVERLAY=${BLAUDE_BWRAP_OVERLAY:-/var/cache/blaude-test/bwrap-overlay/bin/bwrap}
 BWRAPS=(/usr/bin/bwrap)
 [ -x "$OVERLAY" ] && BWRAPS+=("$OVERLAY")
@@ -99,7 +108,7 @@ for mode in helper bwrap-options; do
         "$BLAUDE" --no-clipboard --exec sh -c "$inside" </dev/null 2>"$T_DIR/err") || true
       grep -q CONNECTED <<<"$out" && leaked=$((leaked + 1))
       if grep -q END <<<"$out"; then started=$((started + 1)); else refused=$((refused + 1)); fi
-      if ! grep -q END <<<"$out" && ! grep -q "changed while the sandbox was starting\|bwrap stopped while making its mounts" "$T_DIR/err"; then
+      if ! grep -q END <<<"$out" && ! grep -q "changed while the sandbox was starting\|changed while blaude was starting\|bwrap stopped while making its mounts" "$T_DIR/err"; then
         echo "launch $i ended without a word:"; cat "$T_DIR/err"
         silent=$((silent + 1))
       fi
