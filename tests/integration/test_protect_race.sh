@@ -85,6 +85,13 @@ for bw in "${BWRAPS[@]}"; do
   ctl=0 tries=0
   while [ "$ctl" -eq 0 ] && [ "$tries" -lt $((LAUNCHES * 20)) ]; do
     tries=$((tries + 1))
+    # The flipper can use up its swaps during the control too (a fast flipper, slow tries under
+    # load): without this the control tried against a path that had stopped moving and failed.
+    if ! kill -0 "$fpid" 2>/dev/null; then
+      wait "$fpid" || true
+      flip_until &
+      fpid=$!
+    fi
     out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$bw" --unshare-user --ro-bind / / \
       --ro-bind "$W/pkg/.git/hooks" /mnt cat /mnt/SECRET 2>/dev/null) || true
     grep -q TOPSECRET <<<"$out" && ctl=$((ctl + 1))

@@ -133,6 +133,12 @@ for mode in helper bwrap-options; do
     fi
     while [ "$ctl" -eq 0 ] && [ "$tries" -lt "$maxtries" ]; do
       tries=$((tries + 1))
+      # The flipper's swaps can run out during the control too (then nothing moves any more).
+      if ! kill -0 "$fpid" 2>/dev/null; then
+        wait "$fpid" || true
+        flip_until &
+        fpid=$!
+      fi
       out=$(as_nobody "$bw" --unshare-user --ro-bind / / --bind /tmp /tmp --ro-bind /dev/null "$A" \
         python3 "$T_DIR/cli.py" "$A" "$B" 2>/dev/null) || true
       grep -q CONNECTED <<<"$out" && ctl=1
