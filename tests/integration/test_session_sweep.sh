@@ -8,13 +8,15 @@
 PT="python3 $BLAUDE_SRC/tests/integration/ptyterm.py"
 mark=$((900000 + RANDOM))$$   # a sleep length no other process has: pgrep finds only ours
 daemon="(trap '' HUP; exec sleep $mark </dev/null >/dev/null 2>&1 &); exit 0"
-alive() { pgrep -fx "sleep $mark" >/dev/null; }
-reap() { pkill -KILL -fx "sleep $mark" 2>/dev/null || true; wait_until not alive || true; }
+# Any process whose command line holds "sleep MARK": the daemon once it has exec'd sleep, and
+# also before (the forked shell that is about to exec it), so neither check can look too early.
+alive() { pgrep -f "sleep $mark" >/dev/null; }
+reap() { pkill -KILL -f "sleep $mark" 2>/dev/null || true; wait_until not alive || true; }
 at_exit reap
 
 # Control: a plain pty (the host, no blaude): the daemon outlives its session.
 $PT capture "$T_DIR/ctl" -- sh -c "$daemon" >/dev/null
-check "control: on a plain pty the daemonized grandchild survives the session" alive
+check "control: on a plain pty the daemonized grandchild survives the session" wait_until alive
 reap
 
 if grep -q 'BLAUDE_POSIX_FALLBACKS:BOOL=ON' "$BLAUDE_BUILD/CMakeCache.txt"; then
@@ -31,7 +33,7 @@ if grep -q 'BLAUDE_POSIX_FALLBACKS:BOOL=ON' "$BLAUDE_BUILD/CMakeCache.txt"; then
 else
   # Linux calls: --no-sandbox is unchanged (no sweep; the user's own shell semantics).
   $PT capture "$T_DIR/out" -- "$BLAUDE" --no-sandbox --exec sh -c "$daemon" >/dev/null
-  check "linux calls, --no-sandbox: unchanged, the daemon survives as on the plain host" alive
+  check "linux calls, --no-sandbox: unchanged, the daemon survives as on the plain host" wait_until alive
   reap
 fi
 finish
