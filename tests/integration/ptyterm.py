@@ -106,22 +106,18 @@ def stall(secs, cmd):
 def wait_marker(fd, marker, secs):
     """Read until `marker` appears in the output (the child is running, so blaude's start-up
     is over); False if it does not within `secs`."""
-    seen = b""
-    deadline = time.time() + secs
-    while marker not in seen:
-        if time.time() > deadline:
-            return False
-        r, _, _ = select.select([fd], [], [], 0.5)
-        if not r:
-            continue
-        try:
-            data = os.read(fd, 65536)
-        except OSError:
-            return False
-        if not data:
-            return False
-        seen = (seen + data)[-4096:]
-    return True
+    seen = bytearray()
+
+    def sink(d):
+        seen.extend(d)
+        del seen[:-4096]
+        if marker in seen:
+            raise StopIteration
+    try:
+        read_all(fd, sink, time.time() + secs)
+    except StopIteration:
+        return True
+    return False
 
 
 def flood_input(mib, cmd, marker=None):
