@@ -51,7 +51,10 @@ void init(const HostEnv& host, bool debug) {
   auto logger = std::make_shared<spdlog::logger>("blaude", s.dist);
   logger->set_level(level);
   logger->set_pattern(kPattern);
-  logger->flush_on(spdlog::level::warn);
+  // Every line reaches the file as it is logged: `tail -f` shows a session live, and whoever
+  // reads the log while blaude runs (a user, a test) sees what it decided at start. Few lines
+  // are logged per session (none per byte of output), so a write each costs nothing measurable.
+  logger->flush_on(spdlog::level::trace);
   spdlog::set_default_logger(logger);
 }
 
