@@ -17,7 +17,7 @@ bool tracked_not_m(unsigned char f) { return f >= 'h' && f <= 'u' && f != 'm'; }
 
 // One bit per byte of the window, per byte class.
 struct Classes {
-  uint64_t esc = 0, lbracket = 0, param = 0, final = 0, m = 0, tracked = 0, zero = 0, semi = 0,
+  uint64_t esc = 0, lbracket = 0, backslash = 0, param = 0, final = 0, m = 0, tracked = 0, zero = 0, semi = 0,
            marker = 0, shift = 0;
 };
 
@@ -38,6 +38,7 @@ typedef signed char v32 __attribute__((vector_size(32)));
     const auto m = v == 'm';                                                                  \
     c.esc |= bits(MOVEMASK(v == ESC));                                                        \
     c.lbracket |= bits(MOVEMASK(v == '['));                                                   \
+    c.backslash |= bits(MOVEMASK(v == '\\'));                                                \
     c.param |= bits(MOVEMASK(BLAUDE_IN(v, 0x30, 0x3f)));                                      \
     c.final |= bits(MOVEMASK(BLAUDE_IN(v, 0x40, 0x7e)));                                      \
     c.m |= bits(MOVEMASK(m));                                                                 \
@@ -78,6 +79,7 @@ Classes classify(const char* p) {
     uint64_t bit = uint64_t{1} << i;
     if (b == ESC) c.esc |= bit;
     if (b == '[') c.lbracket |= bit;
+    if (b == '\\') c.backslash |= bit;
     if ((b & 0xf0) == 0x30) c.param |= bit;
     if (b >= 0x40 && b <= 0x7e) c.final |= bit;
     if (b == 'm') c.m |= bit;
@@ -103,10 +105,12 @@ uint64_t below(unsigned n) { return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) 
 // "simple" when that byte is a final byte; Y - X covers its parameters. The first thing that
 // is not simple (an ESC not followed by '[', a marker, an intermediate, a control inside, a
 // tracked final other than m, a sequence running past the window, SO or SI) ends the window.
+// `ESC \` outside a string is taken too (the end of an OSC 8 link or a title: nothing to do).
 Window skim(const char* p) {
   const Classes c = classify(p);
   const uint64_t open = (c.esc << 1) & c.lbracket;  // '[' right after an ESC
-  const uint64_t esc_alone = c.esc & ~(c.lbracket >> 1);  // ESC at bit 63 included
+  // `ESC \` (ST) with no string open does nothing: the window takes it as two bytes of text.
+  const uint64_t esc_alone = c.esc & ~(c.lbracket >> 1) & ~(c.backslash >> 1);  // and bit 63
   const uint64_t x = open << 1;                        // a '[' at bit 63 is lost: crossing
   const uint64_t sum = x + c.param;
   const bool carry = sum < x;                          // the last parameter run reaches the end
@@ -141,6 +145,11 @@ Window skim_reference(const char* p) {
     if (b == 0x0e || b == 0x0f) break;
     if (b != ESC) {
       ++i;
+      continue;
+    }
+    if (i + 1 < Window::kSize && p[i + 1] == '\\') {  // ST with nothing open: nothing
+      w.esc |= uint64_t{1} << i;
+      i += 2;
       continue;
     }
     if (i + 1 >= Window::kSize || p[i + 1] != '[') break;

@@ -11,10 +11,10 @@ struct Window {
   static constexpr unsigned kSize = 64;
   // Bytes [0, stop) are text and whole `ESC [ params final` sequences with parameter bytes only
   // (no marker < = > ?, no intermediate, no control inside) whose final is untracked or `m`;
-  // no SO or SI among them. The byte at `stop` (when < 64) is an ESC, SO or SI the caller
+  // no SO or SI among them; `ESC \` (ST, which does nothing outside a string) is taken too. The byte at `stop` (when < 64) is an ESC, SO or SI the caller
   // reads with the state machine.
   unsigned stop = 0;
-  uint64_t esc = 0;        // ESC positions below stop
+  uint64_t esc = 0;        // ESC positions below stop (CSIs and STs)
   uint64_t sgr = 0;        // positions of the `m` of each SGR below stop
   uint64_t sgr_reset = 0;  // those whose parameters are empty, `0` or start with `0;`
 };

@@ -205,7 +205,7 @@ size_t Tracker::step_ground(std::string_view in, size_t i) {
   while (p < end) {
     p = next_ground_control(p, end);
     if (p == end) break;
-    if (end - p > 1 && p[1] == '[') {  // a CSI: a window's worth at once
+    if (end - p > 1 && (p[1] == '[' || p[1] == '\\')) {  // a CSI or ST: a window at once
       unsigned n = skim_window(p, end);
       p += n;
       if (n) continue;  // the next window starts at what this one stopped at
@@ -494,14 +494,13 @@ void Tracker::step_dcs_entry(unsigned char c) {
 }
 
 void Tracker::esc_dispatch(unsigned char f) {
-  settle();
   if (interm_len_ == 0) {
-    switch (f) {
-      case '7': save_cursor(st_); break;
-      case '8': restore_cursor(st_); break;
+    switch (f) {  // the attributes are brought up to date only where they are read or replaced
+      case '7': settle(), save_cursor(st_); break;
+      case '8': settle(), restore_cursor(st_); break;
       case '=': st_.set_flag(Flag::Keypad, Tri::On); break;
       case '>': st_.set_flag(Flag::Keypad, Tri::Off); break;
-      case 'c': st_.reset(); break;
+      case 'c': settle(), st_.reset(); break;
       default: break;
     }
     return;

@@ -25,7 +25,7 @@ const std::vector<std::string> kPieces = {
     "\x1b[5;20r", "\x1b[r", "\x1b[s", "\x1b[u", "\x1b[22;0t", "\x1b[23;0t", "\x1b[5i", "\x1b[o",
     "\x1b[1\x7fm", "\x1b[1\x0em", "\x1b[1\x1b[m", "\x1b[3\xc3m", "\x1b" "7", "\x1b" "8", "\x1b=", "\x1b>",
     "\x1b(0", "\x1b(B", "\x0e", "\x0f", "\x1b]0;title\x07", "\x1b]8;;http://x/\x1b\\", "\x1bPq#0\x1b\\",
-    "\x1b_apc\x1b\\", "\x1b\x1b[m", "\x1b[", "\x1b",
+    "\x1b_apc\x1b\\", "\x1b\\", "\x1b\x1b[m", "\x1b[", "\x1b",
 };
 
 std::string random_stream(std::mt19937& rng, size_t n) {
