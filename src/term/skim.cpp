@@ -1,7 +1,7 @@
 #include "term/skim.hpp"
 
 #include <cstring>
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(BLAUDE_SKIM_SCALAR)
 #include <immintrin.h>
 #endif
 
@@ -21,16 +21,21 @@ struct Classes {
            marker = 0, shift = 0;
 };
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(BLAUDE_SKIM_SCALAR)
 // SSE2 (every x86-64) 16 bytes at a time, or AVX2 32 at a time where the CPU has it (chosen
 // once, at the first call): the compiler's vector extension, so one body serves both.
-typedef signed char v16 __attribute__((vector_size(16)));
-typedef signed char v32 __attribute__((vector_size(32)));
-// lo <= v <= hi in two operations: the range moved to the bottom of the signed bytes.
+typedef unsigned char v16 __attribute__((vector_size(16)));
+typedef unsigned char v32 __attribute__((vector_size(32)));
+typedef signed char s16 __attribute__((vector_size(16)));
+typedef signed char s32 __attribute__((vector_size(32)));
+// lo <= v <= hi in two operations: the range moved (unsigned, wrapping) to the bottom of the
+// signed bytes, then one signed compare.
 #define BLAUDE_IN(v, lo, hi) \
-  ((v) + static_cast<signed char>(0x80 - (lo)) < static_cast<signed char>(-128 + (hi) - (lo) + 1))
-#define BLAUDE_SKIM_CLASSES(VT, STEP, MOVEMASK)                                               \
+  (reinterpret_cast<SV>((v) + static_cast<unsigned char>(0x80 - (lo))) < \
+   static_cast<signed char>(-128 + (hi) - (lo) + 1))
+#define BLAUDE_SKIM_CLASSES(VT, S, STEP, MOVEMASK)                                            \
   for (unsigned k = 0; k < Window::kSize / STEP; ++k) {                                       \
+    using SV = S;                                                                             \
     VT v;                                                                                     \
     std::memcpy(&v, p + STEP * k, STEP);                                                      \
     const unsigned sh = STEP * k;                                                             \
@@ -53,13 +58,13 @@ typedef signed char v32 __attribute__((vector_size(32)));
 
 Classes classify_sse2(const char* p) {
   Classes c;
-  BLAUDE_SKIM_CLASSES(v16, 16, BLAUDE_MOVEMASK16)
+  BLAUDE_SKIM_CLASSES(v16, s16, 16, BLAUDE_MOVEMASK16)
   return c;
 }
 
 __attribute__((target("avx2"))) Classes classify_avx2(const char* p) {
   Classes c;
-  BLAUDE_SKIM_CLASSES(v32, 32, BLAUDE_MOVEMASK32)
+  BLAUDE_SKIM_CLASSES(v32, s32, 32, BLAUDE_MOVEMASK32)
   return c;
 }
 #undef BLAUDE_SKIM_CLASSES
