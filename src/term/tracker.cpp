@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "term/sgr.hpp"
+#include "term/skim.hpp"
 
 namespace blaude::term {
 
@@ -128,40 +129,27 @@ bool sgr_starts_from_default(std::string_view p) {
 }  // namespace
 
 // SGR is the one tracked sequence a TUI sends all the time (a colour per cell run, a reset
-// after it). Its parameters are kept as they came, from the last SGR that started from the
-// default on, and applied only when something reads the attributes: before any other dispatch,
-// at the end of each feed(), or when the log is full.
+// after it). Its parameters are kept where they are in the read, from the last SGR that
+// started from the default on, and applied only when something reads the attributes: before
+// any other dispatch, at the end of each feed(), or when the log is full.
 void Tracker::log_sgr(std::string_view raw) {
   if (sgr_starts_from_default(raw)) {
     sgr_log_len_ = 0;
     sgr_from_default_ = true;
   }
-  if (sgr_log_len_ + raw.size() + 1 > kSgrLog) {
-    apply_sgr_log();
-    if (raw.size() + 1 > kSgrLog) {  // longer than the log: apply it now
-      parse_params(raw.data(), raw.data() + raw.size(), params_);
-      apply_sgr(st_.cur.sgr, params_);
-      return;
-    }
-  }
-  std::memcpy(sgr_log_.data() + sgr_log_len_, raw.data(), raw.size());
-  sgr_log_len_ = static_cast<uint16_t>(sgr_log_len_ + raw.size());
-  sgr_log_[sgr_log_len_++] = 'm';
+  if (sgr_log_len_ == kSgrLog) apply_sgr_log();
+  sgr_log_[sgr_log_len_++] = raw;
 }
 
 void Tracker::apply_sgr_log() {
   if (sgr_from_default_) st_.cur.sgr = Sgr{};
   sgr_from_default_ = false;
-  const char* p = sgr_log_.data();
-  const char* end = p + sgr_log_len_;
-  sgr_log_len_ = 0;
   Params ps;
-  while (p < end) {
-    const char* m = static_cast<const char*>(std::memchr(p, 'm', static_cast<size_t>(end - p)));
-    parse_params(p, m, ps);
+  for (size_t k = 0; k < sgr_log_len_; ++k) {
+    parse_params(sgr_log_[k].data(), sgr_log_[k].data() + sgr_log_[k].size(), ps);
     apply_sgr(st_.cur.sgr, ps);
-    p = m + 1;
   }
+  sgr_log_len_ = 0;
 }
 
 void Tracker::feed(std::string_view in, uint64_t now_ms) {
@@ -207,19 +195,28 @@ size_t Tracker::scan_params(std::string_view in, size_t i) {
   return i;
 }
 
-// Text: skip to the next control; only ESC, SO and SI mean anything here.
+// Text: skip to the next control; only ESC, SO and SI mean anything here. At a CSI, skim()
+// takes text, untracked CSIs and SGRs a 64-byte window at a time (no branch per sequence); the
+// next window starts where one stopped. A CSI that starts a window and is not one skim() takes,
+// and every other control, goes through the loop below.
 size_t Tracker::step_ground(std::string_view in, size_t i) {
   const char* end = in.data() + in.size();
-  for (const char* p = in.data() + i; p < end; ++p) {
+  const char* p = in.data() + i;
+  while (p < end) {
     p = next_ground_control(p, end);
     if (p == end) break;
+    if (end - p > 1 && (p[1] == '[' || p[1] == '\\')) {  // a CSI or ST: a window at once
+      unsigned n = skim_window(p, end);
+      p += n;
+      if (n) continue;  // the next window starts at what this one stopped at
+    }
     unsigned char c = static_cast<unsigned char>(*p);
     if (c == ESC) {
       size_t at = static_cast<size_t>(p - in.data());
       size_t done = whole_csi(in, at + 1);
       if (!done) done = whole_osc(in, at + 1);
       if (done) {  // dispatched at once; back to text (an OSC's closing ESC is read next)
-        p = in.data() + done - 1;
+        p = in.data() + done;
         continue;
       }
       state_ = S::Esc;
@@ -227,8 +224,32 @@ size_t Tracker::step_ground(std::string_view in, size_t i) {
     }
     if (c == SO) st_.cur.shifted = true;
     else if (c == SI) st_.cur.shifted = false;
+    ++p;
   }
   return in.size();
+}
+
+// One skim() window at p: the SGRs in it are logged as whole_csi() would log them, but for those
+// before the last one that starts from the default (log_sgr() would drop them at that one).
+// Fewer than 64 bytes left: a copy padded with SO, which ends the window where the read ends
+// (a sequence cut by the end of the read is not whole: the window stops at its ESC).
+unsigned Tracker::skim_window(const char* p, const char* end) {
+  const size_t left = static_cast<size_t>(end - p);
+  char pad[Window::kSize];
+  if (left < Window::kSize) {
+    std::memcpy(pad, p, left);
+    std::memset(pad + left, SO, Window::kSize - left);
+  }
+  const Window w = skim(left < Window::kSize ? pad : p);  // the log keeps views of p, not pad
+  uint64_t sgr = w.sgr;
+  if (w.sgr_reset) sgr &= ~((uint64_t{1} << (63 - __builtin_clzll(w.sgr_reset))) - 1);
+  while (sgr) {
+    const unsigned y = static_cast<unsigned>(__builtin_ctzll(sgr));
+    sgr &= sgr - 1;
+    const unsigned e = 63 - static_cast<unsigned>(__builtin_clzll(w.esc & ((uint64_t{1} << y) - 1)));
+    log_sgr(std::string_view(p + e + 2, y - e - 2));
+  }
+  return w.stop;
 }
 
 // Whether a CSI with this marker, intermediate and final byte changes anything tracked. Most
@@ -473,14 +494,13 @@ void Tracker::step_dcs_entry(unsigned char c) {
 }
 
 void Tracker::esc_dispatch(unsigned char f) {
-  settle();
   if (interm_len_ == 0) {
-    switch (f) {
-      case '7': save_cursor(st_); break;
-      case '8': restore_cursor(st_); break;
+    switch (f) {  // the attributes are brought up to date only where they are read or replaced
+      case '7': settle(), save_cursor(st_); break;
+      case '8': settle(), restore_cursor(st_); break;
       case '=': st_.set_flag(Flag::Keypad, Tri::On); break;
       case '>': st_.set_flag(Flag::Keypad, Tri::Off); break;
-      case 'c': st_.reset(); break;
+      case 'c': settle(), st_.reset(); break;
       default: break;
     }
     return;

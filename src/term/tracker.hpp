@@ -65,6 +65,7 @@ private:
   bool in_string() const { return state_ >= S::OscNum; }
 
   size_t step_ground(std::string_view in, size_t i);
+  unsigned skim_window(const char* p, const char* end);
   size_t step_string(std::string_view in, size_t i);
   size_t scan_params(std::string_view in, size_t i);
   size_t whole_csi(std::string_view in, size_t i);
@@ -100,9 +101,10 @@ private:
   bool osc_title_long_ = false;
   Title pending_title_;
   uint64_t now_ = 0, string_since_ = 0;
-  // SGR parameter strings not yet applied to st_.cur.sgr, each followed by 'm' (log_sgr).
-  static constexpr size_t kSgrLog = 192;
-  std::array<char, kSgrLog> sgr_log_{};
+  // SGR parameter strings not yet applied to st_.cur.sgr (log_sgr): views into the bytes of
+  // the current feed(), which applies them before it returns, so none outlives its bytes.
+  static constexpr size_t kSgrLog = 24;
+  std::array<std::string_view, kSgrLog> sgr_log_{};
   uint16_t sgr_log_len_ = 0;
   bool sgr_from_default_ = false;  // the log starts from the default attributes
 };

@@ -1,0 +1,102 @@
+// skim(): the 64-byte window of the tracker's ground state, held to its byte-at-a-time
+// reference on windows built from the pieces a TUI sends (and the ones skim() must stop at), at
+// every offset; and the tracker that uses it held to the state machine alone (one byte per
+// feed never takes a window) on streams of the same pieces, whole and cut at every point.
+#include <random>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "term/emit.hpp"
+#include "term/skim.hpp"
+#include "term/tracker.hpp"
+
+using namespace blaude::term;
+using namespace std::string_literals;
+
+namespace {
+
+const std::vector<std::string> kPieces = {
+    "text ", "xxxxxxxxxxxxxxxxxxxx", "\r\n", "\t\a\x7f\x18\x1a", "h\xc3\xa9llo \xe2\x9c\x93",
+    "\x1b[m", "\x1b[0m", "\x1b[00m", "\x1b[0;1m", "\x1b[00;1m", "\x1b[01m", "\x1b[1;31m",
+    "\x1b[38;5;196m", "\x1b[38:2::1:2:3m", "\x1b[0:1m", "\x1b[;1m", "\x1b[12;40H", "\x1b[K",
+    "\x1b[2J", "\x1b[3A", "\x1b[?25l", "\x1b[?25h", "\x1b[?2026h", "\x1b[?1049h", "\x1b[?1049l",
+    "\x1b[4h", "\x1b[1;?2m", "\x1b[>4;2m", "\x1b[>1u", "\x1b[<u", "\x1b[2 q", "\x1b[!p",
+    "\x1b[5;20r", "\x1b[r", "\x1b[s", "\x1b[u", "\x1b[22;0t", "\x1b[23;0t", "\x1b[5i", "\x1b[o",
+    "\x1b[1\x7fm", "\x1b[1\x0em", "\x1b[1\x1b[m", "\x1b[3\xc3m", "\x1b" "7", "\x1b" "8", "\x1b=", "\x1b>",
+    "\x1b(0", "\x1b(B", "\x0e", "\x0f", "\x1b]0;title\x07", "\x1b]8;;http://x/\x1b\\", "\x1bPq#0\x1b\\",
+    "\x1b_apc\x1b\\", "\x1b\\", "\x1b\x1b[m", "\x1b[", "\x1b",
+};
+
+std::string random_stream(std::mt19937& rng, size_t n) {
+  std::string s;
+  while (s.size() < n) s += kPieces[rng() % kPieces.size()];
+  return s;
+}
+
+void check_window(const std::string& w) {
+  REQUIRE(w.size() >= Window::kSize);
+  Window a = skim(w.data()), b = skim_reference(w.data());
+  INFO("window " << Catch::Detail::stringify(w.substr(0, Window::kSize)));
+  CHECK(a.stop == b.stop);
+  CHECK(a.esc == b.esc);
+  CHECK(a.sgr == b.sgr);
+  CHECK(a.sgr_reset == b.sgr_reset);
+}
+
+Tracker fed(const std::vector<std::string_view>& parts) {
+  Tracker t;
+  for (auto p : parts) t.feed(p);
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("term skim: each piece at every offset of a window", "[term]") {
+  const std::string text(2 * Window::kSize, 'x');
+  for (const auto& piece : kPieces)
+    for (size_t at = 0; at < Window::kSize; ++at) {
+      std::string w = text.substr(0, at) + piece + text;
+      check_window(w);
+      check_window("\x1b[0m" + w);  // and after a sequence the window takes
+    }
+}
+
+TEST_CASE("term skim: random windows of TUI pieces", "[term]") {
+  std::mt19937 rng(12);
+  for (int i = 0; i < 20000; ++i) check_window(random_stream(rng, Window::kSize));
+}
+
+TEST_CASE("term skim: a window stops where the bytes are not what it takes", "[term]") {
+  std::string w = "\x1b[1;31mred\x1b[0m \x1b[5;5H\x1b[?25l" + std::string(64, 'x');
+  Window a = skim(w.data());
+  CHECK(a.stop == w.find("\x1b[?25l"));
+  CHECK(a.sgr == ((uint64_t{1} << w.find('m')) | (uint64_t{1} << w.find("0m") + 1)));
+  CHECK(a.sgr_reset == uint64_t{1} << (w.find("0m") + 1));
+  CHECK(skim(std::string(64, 'x').data()).stop == 64);
+}
+
+// The same streams through the tracker: fed whole (windows), cut at every point, and one byte
+// per feed (the state machine alone) must agree on the state, the undo bytes and whether the
+// stream ended inside a sequence.
+TEST_CASE("term tracker: windows agree with the state machine at every split", "[term]") {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 300; ++round) {
+    const std::string in = random_stream(rng, 40 + rng() % 400);
+    INFO("stream " << Catch::Detail::stringify(in));
+    std::vector<std::string_view> bytes;
+    for (size_t i = 0; i < in.size(); ++i) bytes.push_back(std::string_view(in).substr(i, 1));
+    const Tracker slow = fed(bytes);
+    const Tracker whole = fed({in});
+    REQUIRE(whole.state() == slow.state());
+    REQUIRE(whole.mid_sequence() == slow.mid_sequence());
+    REQUIRE(undo(whole) == undo(slow));
+    for (size_t cut = 1; cut < in.size(); ++cut) {
+      const std::string_view v(in);
+      const Tracker t = fed({v.substr(0, cut), v.substr(cut)});
+      INFO("cut at " << cut);
+      REQUIRE(t.state() == slow.state());
+      REQUIRE(t.mid_sequence() == slow.mid_sequence());
+    }
+  }
+}
