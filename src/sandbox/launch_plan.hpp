@@ -47,6 +47,10 @@ enum class InnerKind : unsigned char {
   // ino and type; dev = ino = 0: only its type, for a dir made by a host preparation):
   ShadowFile,  // /dev/null on a socket file: connect() is refused, the name cannot be moved
   ShadowDir,   // an empty writable tmpfs on a socket dir (.X11-unix, tmux-UID, ...)
+  // The workspace at another alias (its host path inside the rw /tmp, issue 12): a recursive
+  // clone of the sandbox path `from` (the workspace's own bind, with every protection already
+  // mounted in it) onto the object at `path`; both checked against id. One mount, the same view.
+  Mirror,
 };
 
 // What the probe saw at a path (lstat).
@@ -63,6 +67,7 @@ struct InnerMount {
   Identity id;       // of the object; for EmptyDir, of its parent dir
   std::string host;  // the host path it shows (for --dry-run and the bwrap-option fallback)
   std::string why;   // what it protects, for --dry-run
+  std::string from;  // Mirror: the sandbox path cloned (mounted earlier in the list)
 };
 
 // A bind in argv (`--bind SRC DST` / `--ro-bind SRC DST` at `index`) that the launcher turns

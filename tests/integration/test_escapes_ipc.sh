@@ -70,7 +70,13 @@ OTHER="/tmp/other-$TAG.sock"     # a socket file the seed does not list
 serve "$ABS"
 serve "$DBUS"
 serve "$OTHER"
-at_exit "rm -f '$DBUS' '$OTHER' '/tmp/$TAG.tmux.conf'"
+# Under seed names too: a FIFO (an IPC endpoint: shadowed) and a regular file (none: a test
+# log like tmux-client-N.log; no shadow, issue 12: each was a mount on every start).
+FIFO="/tmp/dbus-$TAG.fifo"
+LOGF="/tmp/tmux-$TAG.log"
+mkfifo -m 666 "$FIFO"
+echo "host log" >"$LOGF" && chmod 644 "$LOGF"
+at_exit "rm -f '$DBUS' '$OTHER' '/tmp/$TAG.tmux.conf' '$FIFO' '$LOGF'"
 
 check_eq "control: the abstract listener answers outside any sandbox" CONNECTED \
   "$(as_nobody /usr/bin/python3 "$T_DIR/cli.py" "$ABS")"
@@ -83,6 +89,9 @@ for bw in /usr/bin "$NEW"; do
   check_eq "$label: the host's abstract socket is unreachable" "REFUSED 1" "$(sed -n 1p <<<"$out")"
   check "$label: the bare /tmp/dbus-* socket file is shadowed" grep -q "^REFUSED" <<<"$(sed -n 2p <<<"$out")"
   check_eq "$label control: an unlisted /tmp socket is reachable (the sandbox sees /tmp)" CONNECTED "$(sed -n 3p <<<"$out")"
+  kinds=$(sb "$bw" -- "stat -c %F '$FIFO'; cat '$LOGF'" || true)
+  check_eq "$label: a FIFO under a seed name is shadowed (/dev/null)" "character special file" "$(sed -n 1p <<<"$kinds")"
+  check_eq "$label control: a regular file under a seed name is not (its content shows)" "host log" "$(sed -n 2p <<<"$kinds")"
   check "$label: --dry-run says abstract sockets are scoped" grep -qi "abstract" <<<"$(sb "$bw" --dry-run -- true 2>&1; cat "$T_DIR/sb.err")"
 done
 

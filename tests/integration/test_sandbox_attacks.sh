@@ -36,7 +36,7 @@ sb() {
   local opts=()
   while [ "$1" != "--" ]; do opts+=("$1"); shift; done
   shift
-  (cd "${SB_CWD:-$WS}" && env -i HOME="$H" PATH=/usr/bin:/bin TERM=dumb SECRET_TOKEN=hunter2 BLAUDE_OWN_OVERLAY="${OWN_OVERLAY:-}" \
+  (cd "${SB_CWD:-$WS}" && env -i HOME="$H" PATH=/usr/bin:/bin TERM=dumb SECRET_TOKEN=hunter2 BLAUDE_OWN_OVERLAY="${OWN_OVERLAY:-}" ${SB_ENV:-} \
     GH_TOKEN=ghp_testtoken setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
     "$BLAUDE" --trust-policy "${opts[@]}" --exec sh -c "$1" </dev/null 2>>"$T_DIR/sb.err")
 }
@@ -90,11 +90,37 @@ sb --allow-protected-writes -- "$rename_attack"
 check "control: the rename attack works without protection" test -e "$WS/.git/hooks/pre-commit"
 
 # The same files through the workspace's other writable alias (it lives under the shared /tmp).
+# There the protect helper mounts one clone of the workspace's own bind, protections included
+# (issue 12: one mount instead of every guard again); the bwrap-option form and a -m DIR:rw
+# inside the workspace keep every guard there (below).
+alias_attack="echo evil >'$WS/.git/hooks/pre-commit'; echo evil >>'$WS/.bashrc';
+  echo evil >'$WS/packages/app/.git/hooks/post-checkout'; echo ok >'$WS/src/new.c';
+  mv '$WS/.git' '$WS/.git-old'; mv '$WS/packages' '$WS/p2'; true"
+for form in helper bwrap-options; do
+  env=""
+  [ $form = bwrap-options ] && env="BLAUDE_PROTECT_MOUNTS=bwrap-options"
+  fresh_ws
+  SB_ENV="$env" sb -- "$alias_attack"
+  check "$form: hooks cannot be written through the /tmp alias" absent "$WS/.git/hooks/pre-commit"
+  check "$form: .bashrc cannot be edited through the /tmp alias" unchanged "$WS/.bashrc" "# project rc"
+  check "$form: a nested repo's hooks cannot be written through the /tmp alias" absent "$WS/packages/app/.git/hooks/post-checkout"
+  check "$form: .git cannot be renamed away through the /tmp alias" test -d "$WS/.git/hooks"
+  check "$form: a nested repo's parent cannot be renamed through the /tmp alias" test -d "$WS/packages/app/.git"
+  check "$form control: the /tmp alias itself is writable" test -e "$WS/src/new.c"
+done
 fresh_ws
-sb -- "echo evil >'$WS/.git/hooks/pre-commit'; echo evil >>'$WS/.bashrc'; echo ok >'$WS/src/new.c'"
-check "hooks cannot be written through the /tmp alias" absent "$WS/.git/hooks/pre-commit"
-check ".bashrc cannot be edited through the /tmp alias" unchanged "$WS/.bashrc" "# project rc"
-check "control: the /tmp alias itself is writable" test -e "$WS/src/new.c"
+sb --allow-protected-writes -- "$alias_attack"
+check "control: without protection the hooks are written through the /tmp alias" test -e "$WS/.git-old/hooks/pre-commit"
+check "control: ... and the nested repo's hooks" test -e "$WS/p2/app/.git/hooks/post-checkout"
+# A -m DIR:rw inside the workspace: the clone would hide that mount at the alias, so there the
+# alias gets every guard again; the protections hold and the -m dir stays writable.
+fresh_ws
+mkdir -p "$WS/data" && chown $NOBODY:$NOBODY "$WS/data"
+sb -m "$WS/data:rw" -- "$alias_attack; echo ok >'$WS/data/f'"
+check "with -m WS/data:rw: hooks cannot be written through the /tmp alias" absent "$WS/.git/hooks/pre-commit"
+check "with -m WS/data:rw: nested hooks neither" absent "$WS/packages/app/.git/hooks/post-checkout"
+check "with -m WS/data:rw: the -m dir stays writable at its path" test -e "$WS/data/f"
+check "with -m WS/data:rw control: the rest of the alias is writable" test -e "$WS/src/new.c"
 
 # A repo without .git/hooks: hooks cannot appear, commits still land on the host.
 fresh_ws

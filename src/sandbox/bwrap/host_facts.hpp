@@ -126,7 +126,8 @@ struct HostFacts {
   std::map<std::string, PathFact> paths;   // every absolute path the planner asks about
 
   std::vector<std::string> tmp_socket_dirs;  // existing /tmp/.X11-unix, /tmp/tmux-*, ... (sorted)
-  // The same names when they are not dirs: a bare socket (dbus-launch's /tmp/dbus-XXXX) or file.
+  // The same names when they are not dirs: a bare socket (dbus-launch's /tmp/dbus-XXXX), a FIFO or
+  // a device; never a regular file (no IPC endpoint: not shadowed).
   std::vector<std::string> tmp_socket_files;
   // What the /tmp probe saw (probe_ipc.cpp), one consistent listing of a held /tmp descriptor:
   // the identity of each name above (the shadow is mounted on that object or not at all), the

@@ -29,7 +29,7 @@ Identity tmp_id(const Builder& b, const std::string& path, unsigned type) {
 // (id) where it runs, else as a bwrap --tmpfs.
 void shadow_dir(Builder& b, const std::string& d, const Identity& id) {
   if (b.f.inner_mounts) {
-    b.shadows.push_back({d, InnerKind::ShadowDir, id, d, "host sockets in /tmp"});
+    b.shadows.push_back({d, InnerKind::ShadowDir, id, d, "host sockets in /tmp", ""});
   } else {
     b.tmpfs(d);
   }
@@ -77,7 +77,7 @@ void add_tmp_ipc(Builder& b) {
   // and a mount point cannot be unlinked or renamed from inside.
   for (const auto& f : b.f.tmp_socket_files) {
     if (b.f.inner_mounts) {
-      b.shadows.push_back({f, InnerKind::ShadowFile, tmp_id(b, f, S_IFSOCK), f, "a host socket in /tmp"});
+      b.shadows.push_back({f, InnerKind::ShadowFile, tmp_id(b, f, S_IFSOCK), f, "a host socket in /tmp", ""});
       continue;
     }
     // Held (plan_held.cpp): bwrap checks that the shadow landed on the name itself, not on what a

@@ -103,6 +103,13 @@ void scan_tmp(HostFacts& f) {
       f.tmp_socket_links.push_back(path);
       continue;
     }
+    // A regular file is no IPC endpoint (connect() on it is refused; test logs like
+    // tmux-client-N.log): no shadow. Only what could be one is: sockets, FIFOs, devices, dirs
+    // (which can hold sockets). The type is the listed inode's (checked above), and an inode's
+    // type never changes: a socket put at this name later is a new object at the name, like a
+    // socket created after start under a new name (reachable either way: a host rename over a
+    // shadowed name detaches the sandbox's shadow). scale-design.md has the argument in full.
+    if (S_ISREG(st.st_mode)) continue;
     (S_ISDIR(st.st_mode) ? f.tmp_socket_dirs : f.tmp_socket_files).push_back(path);
     f.tmp_ids[path] = Identity{(unsigned long long)st.st_dev, (unsigned long long)st.st_ino, unsigned(st.st_mode & S_IFMT)};
   }

@@ -136,6 +136,19 @@ void add_protections(Builder& b) {
   // bwrap < 0.9: the overlays blaude makes itself before bwrap (confine.hpp), bound by bwrap.
   overlays.insert(overlays.end(), b.p.confine.overlays.begin(), b.p.confine.overlays.end());
   const auto source_of = sandbox_sources(b.p.argv);  // the argv does not change below
+  // A workspace under /tmp is also writable through the sandbox's rw /tmp at its host path:
+  // there the helper clones the workspace's own bind with every protection in it (one Mirror,
+  // protect_layout.hpp) instead of mounting every guard again, unless something is mounted
+  // below it there (a -m DIR:rw inside the workspace: the clone would hide that mount). Then,
+  // and in the bwrap-option form (bwrap cannot bind a sandbox path): every guard, as before.
+  std::string view_alias;
+  if (!off && b.f.inner_mounts && is_under(b.f.cwd, "/tmp")) {
+    view_alias = "/tmp";
+    for (const auto& st : mount_steps(b.p.argv))
+      if (is_under(st.dst, b.f.cwd) && st.dst != b.f.cwd) view_alias.clear();
+    for (const auto& d : overlays)
+      if (is_under(d, b.f.cwd)) view_alias.clear();
+  }
   auto layout = layout_protections(guards, aliases, off ? std::string() : b.f.cwd, [&](const std::string& p) -> std::optional<Identity> {
     auto it = ids.find(p);
     if (it != ids.end() && it->second.type != 0) return it->second;
@@ -148,7 +161,7 @@ void add_protections(Builder& b) {
     for (const auto& d : overlays)
       if (sandbox == d || is_under(sandbox, d)) return false;
     return source_of(sandbox) == host;
-  });
+  }, view_alias);
   if (!layout.missing.empty())
     throw PlanError("the workspace changed while blaude was starting (" + layout.missing.front() + ")",
                     "Run blaude again. If it keeps happening, please report it with the output of `blaude --dry-run`.");

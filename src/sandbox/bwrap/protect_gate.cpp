@@ -202,6 +202,18 @@ struct Helper {
     ::close(t);
   }
 
+  // A recursive clone of `src` (with every mount below it: their flags come along) onto `fd`.
+  void clone_from(int src, int fd, const char* path) {
+    int t = int(::syscall(SYS_open_tree, src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE));
+    if (t < 0) fail("cannot clone for", path, errno);
+    struct mount_attr a = {};
+    a.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+    if (::syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH, &a, sizeof a) != 0) fail("cannot set mount flags on", path, errno);
+    if (::syscall(SYS_move_mount, t, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+      fail("cannot mount on", path, errno);
+    ::close(t);
+  }
+
   // Creates the missing dir `path` (its parent must be `parent_id`, or any dir when unchecked) and
   // covers it with an empty read-only tmpfs.
   void empty_dir(const char* path, const Identity* parent_id) {
@@ -285,7 +297,14 @@ struct Helper {
     if (fd < 0) fail(errno == ELOOP || errno == EXDEV || errno == ENOENT ? "changed while the sandbox was starting:" : "cannot open", path,
                      errno == ELOOP || errno == EXDEV || errno == ENOENT ? 0 : errno);
     expect(fd, m.id, path);
-    if (m.kind == InnerKind::ShadowFile) {
+    if (m.kind == InnerKind::Mirror) {
+      // The source is the workspace's own bind, with the protections mounted in it above.
+      int src = resolve(m.from.c_str(), rel);
+      if (src < 0) fail("cannot open", m.from.c_str(), errno);
+      expect(src, m.id, m.from.c_str());
+      clone_from(src, fd, path);
+      ::close(src);
+    } else if (m.kind == InnerKind::ShadowFile) {
       null_onto(fd, path);
     } else if (m.kind == InnerKind::ShadowDir) {
       tmpfs_onto(fd, path);

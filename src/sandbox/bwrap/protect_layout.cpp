@@ -32,13 +32,24 @@ struct Want {
 };
 
 // host path → what to mount there; a guard wins over a pin on the same path.
-std::map<std::string, Want> wanted_on_host(const std::vector<HostGuard>& guards, const Alias& a, const std::string& ws) {
+// `view`: the alias shows the workspace incidentally (the rw /tmp bind around a workspace under
+// /tmp): the workspace there is ONE mirror of its own bind instead of a copy of every guard.
+std::map<std::string, Want> wanted_on_host(const std::vector<HostGuard>& guards, const Alias& a, const std::string& ws,
+                                           bool view) {
   std::map<std::string, Want> w;
   auto pin_up_to_root = [&](std::string d) {
     for (; within(d, a.host) && d != a.host; d = parent(d)) w.emplace(d, Want{InnerKind::Pin, d, "pin"});
   };
+  view = view && !ws.empty() && within(ws, a.host) && ws != a.host;
+  if (view) {
+    // The workspace's own bind, every protection in it, cloned there (after them): the same view
+    // by this path, a mount point (cannot be renamed away); the dirs above it pinned as before.
+    w[ws] = Want{InnerKind::Mirror, ws, "the workspace seen through " + a.sandbox + " (the protected view of it)"};
+    pin_up_to_root(parent(ws));
+  }
   for (const auto& g : guards) {
     if (!within(g.path, a.host) || g.path == a.host) continue;
+    if (view && within(g.path, ws)) continue;  // inside the read-only view
     InnerKind k = g.guard == Guard::EmptyDir ? InnerKind::EmptyDir : InnerKind::ReadOnly;
     w[g.path] = Want{k, g.path, g.why};
     pin_up_to_root(parent(g.path));
@@ -52,11 +63,17 @@ std::map<std::string, Want> wanted_on_host(const std::vector<HostGuard>& guards,
 }  // namespace
 
 ProtectLayout layout_protections(const std::vector<HostGuard>& guards, const std::vector<Alias>& aliases,
-                                 const std::string& workspace, const IdentityOf& identity, const Shows& shows) {
+                                 const std::string& workspace, const IdentityOf& identity, const Shows& shows,
+                                 const std::string& view_alias) {
   ProtectLayout out;
   std::map<std::string, InnerMount> by_path;
+  // The workspace's own bind (/workspaces/X): what a mirror clones.
+  std::string own;
+  for (const auto& a : aliases)
+    if (a.host == workspace && !workspace.empty()) own = a.sandbox;
+  std::vector<InnerMount> mirrors;
   for (const auto& a : aliases) {
-    for (auto& [host, want] : wanted_on_host(guards, a, workspace)) {
+    for (auto& [host, want] : wanted_on_host(guards, a, workspace, !own.empty() && !view_alias.empty() && a.host == view_alias)) {
       // Not an alias there: a later mount covers the path (and with it the host object).
       if (shows && !shows(rebase(want.kind == InnerKind::EmptyDir ? parent(host) : host, a),
                           want.kind == InnerKind::EmptyDir ? parent(host) : host))
@@ -67,7 +84,12 @@ ProtectLayout layout_protections(const std::vector<HostGuard>& guards, const std
         out.missing.push_back(id_path);
         continue;
       }
-      by_path.emplace(rebase(host, a), InnerMount{rebase(host, a), want.kind, *id, host, want.why});
+      InnerMount m{rebase(host, a), want.kind, *id, host, want.why, want.kind == InnerKind::Mirror ? own : ""};
+      if (m.kind == InnerKind::Mirror) {
+        mirrors.push_back(std::move(m));
+      } else {
+        by_path.emplace(m.path, std::move(m));
+      }
     }
   }
   // Sorted by sandbox path, ancestors first; nothing inside a read-only or empty dir (the clone
@@ -78,6 +100,12 @@ ProtectLayout layout_protections(const std::vector<HostGuard>& guards, const std
     if (m.kind != InnerKind::Pin) covered = path;
     out.mounts.push_back(std::move(m));
   }
+  // Last: a mirror clones its source with everything mounted in it. Whatever was listed inside
+  // its path goes (the mirror covers it).
+  for (auto& mi : mirrors) {
+    std::erase_if(out.mounts, [&](const InnerMount& m) { return within(m.path, mi.path); });
+    out.mounts.push_back(std::move(mi));
+  }
   std::sort(out.missing.begin(), out.missing.end());
   out.missing.erase(std::unique(out.missing.begin(), out.missing.end()), out.missing.end());
   return out;
@@ -87,15 +115,30 @@ std::vector<std::string> paths_to_identify(const std::vector<HostGuard>& guards,
                                            const std::string& workspace) {
   std::set<std::string> out;
   for (const auto& a : aliases)
-    for (auto& [host, want] : wanted_on_host(guards, a, workspace))
+    for (auto& [host, want] : wanted_on_host(guards, a, workspace, false))
       out.insert(want.kind == InnerKind::EmptyDir ? parent(host) : host);
   return {out.begin(), out.end()};
 }
 
 std::vector<std::string> as_bwrap_options(const std::vector<InnerMount>& mounts, bool empty_dirs_as_binds) {
   std::vector<std::string> o;
-  for (const auto& m : mounts) {
+  for (size_t i = 0; i < mounts.size(); ++i) {
+    const InnerMount& m = mounts[i];
     switch (m.kind) {
+      case InnerKind::Mirror: {
+        // As options: the workspace pinned at the path, then every earlier mount in `from` again
+        // there (what the clone carries), from the same host objects.
+        o.insert(o.end(), {"--bind", m.host, m.path});
+        std::vector<InnerMount> again;
+        for (size_t j = 0; j < i; ++j)
+          if (within(mounts[j].path, m.from) && mounts[j].path != m.from && mounts[j].kind != InnerKind::Mirror) {
+            InnerMount r = mounts[j];
+            r.path = m.path + mounts[j].path.substr(m.from.size());
+            again.push_back(std::move(r));
+          }
+        for (auto& a : as_bwrap_options(again, empty_dirs_as_binds)) o.push_back(std::move(a));
+        break;
+      }
       case InnerKind::ReadOnly: o.insert(o.end(), {"--ro-bind", m.host, m.path}); break;
       case InnerKind::Pin: o.insert(o.end(), {"--bind", m.host, m.path}); break;
       case InnerKind::ShadowFile: o.insert(o.end(), {"--ro-bind", "/dev/null", m.path}); break;

@@ -39,9 +39,15 @@ struct ProtectLayout {
 // covered further down by a later mount: $HOME's tmpfs inside a writable /tmp).
 using Shows = std::function<bool(const std::string& sandbox, const std::string& host)>;
 
+// `view_alias`: the host root of an alias that shows the workspace only incidentally (the
+// sandbox's rw /tmp around a workspace under /tmp): there the workspace is one Mirror, last (a
+// recursive clone of the workspace's own bind with every protection in it, itself a mount
+// point), with the dirs above it pinned, instead of every guard again: the same view through
+// both paths in O(1) mounts. The caller passes it only where the protect helper runs and no
+// other mount lies below the workspace there (the clone would hide that one).
 ProtectLayout layout_protections(const std::vector<HostGuard>& guards, const std::vector<Alias>& aliases,
                                  const std::string& workspace, const IdentityOf& identity,
-                                 const Shows& shows = {});
+                                 const Shows& shows = {}, const std::string& view_alias = {});
 
 // The host paths layout_protections needs identities of (guards, their parents, every dir up to
 // each alias root, the workspace and its ancestors): what the probe must lstat.

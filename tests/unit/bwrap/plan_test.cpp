@@ -361,6 +361,17 @@ TEST_CASE("the workspace is protected at every writable alias", "[sandbox]") {
   auto a = plan(opts(), f, inputs()).argv;
   CHECK(has(a, {"--ro-bind", "/tmp/work/proj/.git/config", "/workspaces/proj/.git/config"}));
   CHECK(has(a, {"--ro-bind", "/tmp/work/proj/.git/config", "/tmp/work/proj/.git/config"}));
+  // With the protect helper: through the rw /tmp the workspace is one mirror of its own bind.
+  f.inner_mounts = true;
+  auto inner = plan(opts(), f, inputs()).inner_mounts;
+  size_t at_alias = 0, mirrors = 0;
+  for (const auto& m : inner) {
+    at_alias += m.path.rfind("/tmp/work/proj/", 0) == 0;
+    mirrors += m.kind == InnerKind::Mirror && m.path == "/tmp/work/proj" && m.from == "/workspaces/proj";
+  }
+  CHECK(mirrors == 1);
+  CHECK(at_alias == 0);
+  f.inner_mounts = false;
   auto o = opts();
   o.clear_tmp = true;  // no host /tmp in the sandbox: one alias
   CHECK_FALSE(has(plan(o, f, inputs()).argv, {"--ro-bind", "/tmp/work/proj/.git/config", "/tmp/work/proj/.git/config"}));

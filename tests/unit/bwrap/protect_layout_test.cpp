@@ -1,4 +1,5 @@
 // Protections at every writable alias of the workspace, with pins, in an order the helper can apply.
+#include <algorithm>
 #include <map>
 
 #include "catch.hpp"
@@ -47,6 +48,39 @@ TEST_CASE("layout: the workspace under a writable /tmp gets the same set there, 
   CHECK(check_inner_mounts(l.mounts).empty());
 }
 
+TEST_CASE("layout: with a view alias, the workspace under /tmp is one mirror of its own bind there, pinned above") {
+  std::vector<HostGuard> g = {{"/tmp/a/w/.git/config", Guard::ReadOnly, ""},
+                              {"/tmp/a/w/pkg/b/.git/hooks", Guard::EmptyDir, ""},
+                              {"/tmp/cfg/blaude", Guard::ReadOnly, ""}};  // outside the workspace
+  std::vector<Alias> aliases = {{"/tmp", "/tmp"}, {"/tmp/a/w", "/workspaces/w"}};
+  auto l = layout_protections(g, aliases, "/tmp/a/w", any_identity(), {}, "/tmp");
+  auto m = by_path(l);
+  CHECK(m["/tmp/a"] == InnerKind::Pin);
+  CHECK(m["/tmp/a/w"] == InnerKind::Mirror);
+  CHECK(l.mounts.back().path == "/tmp/a/w");  // after every mount in what it clones
+  CHECK(l.mounts.back().from == "/workspaces/w");
+  CHECK_FALSE(m.count("/tmp/a/w/.git/config"));  // inside the mirror: carried by the clone
+  CHECK_FALSE(m.count("/tmp/a/w/pkg"));
+  CHECK(m["/tmp/cfg/blaude"] == InnerKind::ReadOnly);  // a guard outside the workspace: as before
+  CHECK(m["/workspaces/w/.git/config"] == InnerKind::ReadOnly);  // the workspace's own bind: every guard
+  CHECK(m["/workspaces/w/pkg/b/.git/hooks"] == InnerKind::EmptyDir);
+  CHECK(check_inner_mounts(l.mounts).empty());
+  // Control: without the view the alias gets every guard again (the test above), more mounts.
+  auto full = layout_protections(g, aliases, "/tmp/a/w", any_identity());
+  CHECK(by_path(full)["/tmp/a/w/.git/config"] == InnerKind::ReadOnly);
+  CHECK(full.mounts.size() > l.mounts.size());
+  // The view applies only at the named alias: a -m PARENT:rw alias keeps every guard.
+  auto other = by_path(layout_protections(g, {{"/tmp", "/tmp"}, {"/tmp/a/w", "/workspaces/w"}}, "/tmp/a/w",
+                                          any_identity(), {}, "/data"));
+  CHECK(other["/tmp/a/w"] == InnerKind::Pin);
+  // As bwrap options (--dry-run's form) the mirror is the pin plus every mount of its source again.
+  auto o = as_bwrap_options(l.mounts);
+  auto has = [&](std::vector<std::string> want) { return std::search(o.begin(), o.end(), want.begin(), want.end()) != o.end(); };
+  CHECK(has({"--bind", "/tmp/a/w", "/tmp/a/w"}));
+  CHECK(has({"--ro-bind", "/tmp/a/w/.git/config", "/tmp/a/w/.git/config"}));
+  CHECK(has({"--tmpfs", "/tmp/a/w/pkg/b/.git/hooks", "--remount-ro", "/tmp/a/w/pkg/b/.git/hooks"}));
+}
+
 TEST_CASE("layout: a workspace with nothing to protect is still pinned at a wider writable bind") {
   auto l = layout_protections({}, {{"/data", "/data"}, {"/data/w", "/workspaces/w"}}, "/data/w", any_identity());
   CHECK(by_path(l) == std::map<std::string, InnerKind>{{"/data/w", InnerKind::Pin}});
@@ -86,9 +120,9 @@ TEST_CASE("layout: an empty dir is checked against its parent's identity") {
 }
 
 TEST_CASE("layout: the bwrap-option form of the same mounts") {
-  std::vector<InnerMount> m = {{"/workspaces/w/.git", InnerKind::Pin, {}, "/w/.git", ""},
-                               {"/workspaces/w/.git/config", InnerKind::ReadOnly, {}, "/w/.git/config", ""},
-                               {"/workspaces/w/.git/hooks", InnerKind::EmptyDir, {}, "/w/.git/hooks", ""}};
+  std::vector<InnerMount> m = {{"/workspaces/w/.git", InnerKind::Pin, {}, "/w/.git", "", ""},
+                               {"/workspaces/w/.git/config", InnerKind::ReadOnly, {}, "/w/.git/config", "", ""},
+                               {"/workspaces/w/.git/hooks", InnerKind::EmptyDir, {}, "/w/.git/hooks", "", ""}};
   CHECK(as_bwrap_options(m) == std::vector<std::string>{"--bind", "/w/.git", "/workspaces/w/.git", "--ro-bind",
                                                         "/w/.git/config", "/workspaces/w/.git/config", "--tmpfs",
                                                         "/workspaces/w/.git/hooks", "--remount-ro",
