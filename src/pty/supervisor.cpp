@@ -48,9 +48,10 @@ int report_exec_error(const std::string& name, int err, const Command& cmd, int 
 }
 
 // Whether blaude has a controlling terminal (its stdio need not be it: `blaude -p x | less`).
+// Only ENXIO says "none"; any other failure counts as one, so the child keeps it.
 bool has_controlling_terminal() {
   int fd = ::open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) return false;
+  if (fd < 0) return errno != ENXIO;
   ::close(fd);
   return true;
 }
