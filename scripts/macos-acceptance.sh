@@ -178,6 +178,18 @@ script -q /dev/null "$BLAUDE" --exec /usr/bin/perl -e 'use POSIX; fork and exit;
 if pgrep -fx "sleep $mark" >/dev/null; then info "a setsid + double-fork daemon survives the session (known gap: no link to the session is left)"; else info "a setsid + double-fork daemon did not survive"; fi
 pkill -KILL -fx "sleep $mark" 2>/dev/null
 
+# Pipes mode (stdio not a terminal) with no controlling terminal (scripts, CI, an IDE): the child
+# gets a session of its own and the same sweep applies. (perl: macOS has no setsid(1).)
+no_ctty() { /usr/bin/perl -e 'use POSIX; my $p = fork; if ($p) { waitpid($p, 0); exit($? >> 8) } POSIX::setsid(); exec @ARGV or exit 127' "$@"; }
+no_ctty "$BLAUDE" --exec /bin/sh -c "(trap '' HUP; exec sleep $mark </dev/null >/dev/null 2>&1 &); exit 0" </dev/null >/dev/null 2>&1
+if pgrep -fx "sleep $mark" >/dev/null; then no "pipes mode, no controlling terminal: the daemonized grandchild is gone when blaude returns"; else ok "pipes mode, no controlling terminal: the daemonized grandchild is gone when blaude returns"; fi
+pkill -KILL -fx "sleep $mark" 2>/dev/null
+# Pipes mode ON a controlling terminal (`blaude -p x | less`): the child stays in the user's
+# shell's session, which holds the user's other jobs, so nothing is swept (known gap, stated).
+"$BLAUDE" --exec /bin/sh -c "(trap '' HUP; exec sleep $mark </dev/null >/dev/null 2>&1 &); exit 0" </dev/null 2>&1 | cat >/dev/null
+if pgrep -fx "sleep $mark" >/dev/null; then info "pipes mode on a controlling terminal: the daemon survives (known gap: that session is not swept)"; else info "pipes mode on a controlling terminal: the daemon did not survive"; fi
+pkill -KILL -fx "sleep $mark" 2>/dev/null
+
 echo "== facts to report (no verdict)"
 if in_box 'python3 -c "import pty; pty.spawn([\"/usr/bin/true\"])"' >/dev/null 2>&1; then info "a nested pty works (python pty)"; else info "a nested pty does not work (python pty, tmux, script inside: by design, C5)"; fi
 if in_box 'echo a > hl1 && ln hl1 hl2' >/dev/null 2>&1; then info "hard links work in the project"; else info "hard links are denied in the project (D6: pnpm/uv/bun fall back to copies)"; fi

@@ -13,6 +13,7 @@
 #include "cli/parse.hpp"
 #include "common/build_info.hpp"
 #include "common/log.hpp"
+#include "common/self_exe.hpp"
 
 using namespace blaude;
 
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], app::kExecShim) == 0) return app::exec_shim(argc - 2, argv + 2, false);
   if (argc >= 2 && std::strcmp(argv[1], app::kExecShimOnPty) == 0) return app::exec_shim(argc - 2, argv + 2, true);
   log::off();
+  record_start(argv[0]);  // for self_exe() where the kernel does not say (common/self_exe.hpp)
   // Inside the sandbox, in proxy mode: the relay wrapper, before any of blaude's own parsing.
   if (argc > 1 && std::string(argv[1]) == "__net-relay")
     return app::net_relay(std::vector<std::string>(argv + 2, argv + argc));

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "common/file_io.hpp"
+#include "common/self_exe.hpp"
 #include "common/path_search.hpp"
 #include "common/shell_quote.hpp"
 #include "common/subprocess.hpp"
@@ -93,8 +94,7 @@ Facts probe(const HostEnv& host, const std::string& bwrap_path) {
     f.bwrap_path = real.empty() ? bwrap_path : real;
   }
   f.is_root = ::geteuid() == 0;
-  char buf[4096];
-  if (ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1); n > 0 && buf[0] == '/') f.self_exe.assign(buf, size_t(n));
+  f.self_exe = blaude::self_exe();
   // sudo where distributions put it, also when the user's PATH lacks it.
   f.sudo = find_executable("sudo", host.get("PATH") + ":/usr/bin:/bin", RelativeEntries::Skip).value_or("");
   return f;

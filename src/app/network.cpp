@@ -13,6 +13,7 @@
 
 #include "cli/parse.hpp"
 #include "common/file_io.hpp"
+#include "common/self_exe.hpp"
 #include "common/pipe.hpp"
 #include "net/mode.hpp"
 #include "net/service.hpp"
@@ -36,12 +37,6 @@ std::string socket_dir(const HostEnv& host) {
   char name[32];
   std::snprintf(name, sizeof name, "blaude-net-%08x%08x", rd(), rd());
   return base + "/" + name;
-}
-
-std::string self_exe() {
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, size_t(n)) : "";
 }
 
 net::EnvLookup lookup(const sandbox::EnvList& env) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "pty/byte_queue.hpp"
+#include "pty/proc_state.hpp"
 #include "pty/signal_pipe.hpp"
 #include "term/emit.hpp"
 
@@ -26,20 +27,6 @@ constexpr uint64_t kTickMs = 20;
 // Ctrl-Z of blaude: how long the child's queued output may take to reach the terminal before
 // the undo goes out after what did.
 constexpr int kSuspendFlushMs = 1000;
-
-// The state letter of /proc/PID/stat ('T': stopped), or 0.
-char proc_state(pid_t pid) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
-  FILE* f = std::fopen(path, "re");
-  if (!f) return 0;
-  char buf[512];
-  size_t n = std::fread(buf, 1, sizeof buf - 1, f);
-  std::fclose(f);
-  buf[n] = 0;
-  const char* p = std::strrchr(buf, ')');  // the command name may hold spaces and parentheses
-  return p && p[1] == ' ' ? p[2] : 0;
-}
 
 // The session's whole state. Handles live inside it, so it must not move once started.
 class Session {
@@ -543,11 +530,11 @@ void Session::flush_blocking(int timeout_ms) {
 // exec shim gave it (bwrap is not in it and keeps running), or a group of the child's own. Then
 // keys, Ctrl-C, Ctrl-Z and Ctrl-\ included, would only queue for stopped processes: the first
 // key typed continues the group, and reaches it. (Input is a few reads per keystroke; the check
-// is one ioctl and, when the group's leader exists, one read of its /proc stat.)
+// is one ioctl and, when the group's leader exists, one look at its state: pty/proc_state.hpp.)
 void Session::wake_stopped_foreground(std::string_view input) {
   if (input.empty()) return;
   pid_t pg = tcgetpgrp(cfg_.master);
-  if (pg <= 0 || proc_state(pg) != 'T') return;
+  if (pg <= 0 || process_state(pg) != 'T') return;
   spdlog::warn("the child's foreground process group {} is stopped; continuing it", pg);
   kill(-pg, SIGCONT);
 }

@@ -357,9 +357,11 @@ int await_exec(Child& c) {
   return c.exec_errno;
 }
 
-Child spawn_plain(const std::string& path, const Command& cmd) {
+Child spawn_plain(const std::string& path, const Command& cmd, bool own_session) {
   Child c;
-  c.pid = fork_exec(path, cmd, c.exec_pipe, c.exec_errno, [] {});
+  c.pid = fork_exec(path, cmd, c.exec_pipe, c.exec_errno, [own_session] {
+    if (own_session) setsid();
+  });
   if (c.pid >= 0) await_exec(c);
   return c;
 }

@@ -64,8 +64,10 @@ int await_exec(Child& c);
 // Pty mode: the slave gets `modes` (the user's terminal's saved modes) and `size`.
 Child spawn_on_pty(const std::string& path, const Command& cmd, const termios* modes,
                    const winsize* size);
-// Pipes mode: the child inherits blaude's stdio and process group.
-Child spawn_plain(const std::string& path, const Command& cmd);
+// Pipes mode: the child inherits blaude's stdio and process group; with `own_session`, it
+// leads a session of its own instead (setsid: only when blaude has no controlling terminal the
+// child could lose), so that the session sweep can find what it leaves behind.
+Child spawn_plain(const std::string& path, const Command& cmd, bool own_session = false);
 
 // The shell convention: 128+N for death by signal N, else the exit code.
 int exit_code_from_status(int status);

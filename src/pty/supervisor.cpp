@@ -47,11 +47,36 @@ int report_exec_error(const std::string& name, int err, const Command& cmd, int 
   return 126;
 }
 
+// Whether blaude has a controlling terminal (its stdio need not be it: `blaude -p x | less`).
+// Only ENXIO says "none"; any other failure counts as one, so the child keeps it.
+bool has_controlling_terminal() {
+  int fd = ::open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return errno != ENXIO;
+  ::close(fd);
+  return true;
+}
+
+// Pipes mode and the session sweep (no pid namespace): the sweep finds what is left by session
+// id, so the child must lead a session of its own. That costs it blaude's controlling terminal
+// (/dev/tty, the keyboard's signals), so it is done only when blaude has none (scripts, CI, an
+// IDE's pipes); on a controlling terminal the child stays in blaude's session (the user's shell's)
+// and nothing is swept: that session holds the user's other jobs. Stated in the README (macOS).
+bool plain_own_session(const SuperviseOptions& opts) {
+  if (!opts.sweep_session) return false;
+  if (has_controlling_terminal()) {
+    spdlog::info("pipes mode on a controlling terminal: the child stays in blaude's session, "
+                 "which is not swept at the end");
+    return false;
+  }
+  return true;
+}
+
 // Pipes mode: the child shares blaude's stdio and process group, so the terminal's own
 // keyboard signals already reach it; only signals sent to blaude with kill(2) are forwarded.
-int run_plain(const std::string& path, const Command& cmd) {
+int run_plain(const std::string& path, const Command& cmd, const SuperviseOptions& opts) {
   SignalPipe sigs({SIGCHLD, SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2});
-  Child c = spawn_plain(path, cmd);
+  const bool own_session = plain_own_session(opts);
+  Child c = spawn_plain(path, cmd, own_session);
   if (c.pid < 0) return report_exec_error(cmd.argv[0], c.exec_errno, cmd, 0);
   if (c.exec_errno) {
     waitpid(c.pid, nullptr, 0);
@@ -60,7 +85,13 @@ int run_plain(const std::string& path, const Command& cmd) {
   for (;;) {
     int st;
     pid_t r = waitpid(c.pid, &st, WNOHANG);
-    if (r == c.pid) return exit_code_from_status(st);
+    if (r == c.pid) {
+      if (own_session) {
+        int n = sweep_session(c.pid);
+        if (n > 0) spdlog::info("session end: killed {} process(es) left in the session", n);
+      }
+      return exit_code_from_status(st);
+    }
     if (r < 0 && errno != EINTR) return 1;
     sigs.wait();
     for (const SignalEvent& ev : sigs.drain()) {
@@ -115,13 +146,13 @@ private:
 
 int run_pty(const std::string& path, const Command& cmd, const SuperviseOptions& opts) {
   std::optional<Endpoint> ep = opts.endpoint ? opts.endpoint() : open_endpoint(0, 1);
-  if (!ep) return run_plain(path, cmd);
+  if (!ep) return run_plain(path, cmd, opts);
 
   TerminalModes modes;
   if (!modes.save(ep->size_fd)) {
     spdlog::warn("cannot read the terminal's modes ({}); running without a pty",
                  std::strerror(errno));
-    return run_plain(path, cmd);
+    return run_plain(path, cmd, opts);
   }
   winsize ws{};
   bool have_ws = get_winsize(ep->size_fd, ws);
@@ -186,7 +217,7 @@ int supervise(const Command& cmd, const SuperviseOptions& opts) {
     return r.exit_code;
   }
   if (opts.terminal) return run_pty(r.path, cmd, opts);
-  return run_plain(r.path, cmd);
+  return run_plain(r.path, cmd, opts);
 }
 
 }  // namespace blaude::pty

@@ -23,8 +23,8 @@ struct SuperviseOptions {
   // the pass-through alone: BLAUDE_TERM_GUARD=off).
   bool guard_terminal = true;
   // No pid namespace ends the session's processes (macOS; sweep.hpp): once the child is reaped,
-  // kill what is left of its session and their descendants. Pty mode only (the child leads a
-  // session there; in pipes mode it shares blaude's).
+  // kill what is left of its session and their descendants. In pipes mode only when blaude has
+  // no controlling terminal (the child then gets a session of its own; supervisor.cpp).
   bool sweep_session = false;
 };
 

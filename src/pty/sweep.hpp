@@ -4,6 +4,8 @@
 // before the post-session audit looks at the disk. What it cannot find: a process that left the
 // session (setsid) AND whose parent is gone (double fork): it has no link to the session left that
 // POSIX can see. (On macOS the kernel's process list has no more: no subreaper, no namespace.)
+// Pty mode sweeps always (the child leads a session on its pty); pipes mode only when blaude has
+// no controlling terminal (the child then gets its own session; pty/supervisor.cpp).
 #pragma once
 #include <sys/types.h>
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "common/file_io.hpp"
+#include "common/self_exe.hpp"
 #include "common/paths.hpp"
 #include "sandbox/bwrap/host_facts.hpp"
 
@@ -20,13 +21,11 @@ bool is_dir_at(const std::string& p) {
   return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-// /proc/self/exe as a path the sandbox can bind: a regular, executable file still there (an
-// upgraded binary shows as "... (deleted)" and is not used).
+// blaude's binary as a path the sandbox can bind: a regular, executable file still there (an
+// upgraded binary shows in /proc/self/exe as "... (deleted)" and is not used).
 std::string probe_self_exe() {
-  char buf[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return {};
-  std::string p(buf, size_t(n));
+  std::string p = self_exe();
+  if (p.empty()) return {};
   struct stat st;
   if (p.front() != '/' || ::stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || ::access(p.c_str(), X_OK) != 0)
     return {};
