@@ -83,6 +83,21 @@ struct HeldPath {
   bool make_dir = false;  // SRC was missing: id is its parent's; the launcher creates it (0755)
 };
 
+// A mount bwrap makes by path (its source or its destination could be swapped for a symlink, or
+// renamed, between blaude's probe and bwrap's mount): re-checked from inside the sandbox, after
+// every mount and before the command starts, by blaude's exec shim (bwrap/mount_checks.hpp). A
+// bind must show the very object the launcher found at the source with no symlink on the way
+// (st_dev, st_ino: a bind keeps them), read-only when meant so; a tmpfs must be a tmpfs mounted
+// on the destination itself (not on what a symlink there led to). A mismatch runs nothing.
+struct MountCheck {
+  enum class Kind : unsigned char { Bind, Tmpfs };
+  Kind kind = Kind::Bind;
+  std::string dst;   // in the sandbox, as in argv
+  std::string host;  // Bind: the source
+  bool ro = false;   // Bind: must be read-only inside
+  Identity id;       // Bind: what the probe saw, when it recorded it (else only the launcher's walk)
+};
+
 // What the launcher does to the sandbox's first process itself, just before it execs bwrap,
 // where bwrap has no option for it (bwrap/confine.hpp carries it out). Not in the printed argv:
 // --dry-run lists it as notes.
@@ -110,6 +125,8 @@ struct LaunchPlan {
   std::vector<InnerMount> inner_mounts;
   // Binds the launcher makes by held descriptor (in argv they read as plain binds: --dry-run).
   std::vector<HeldPath> held;
+  // By-path mounts the exec shim re-checks before the command runs (empty: none, or no shim).
+  std::vector<MountCheck> checks;
 };
 
 }  // namespace blaude::sandbox

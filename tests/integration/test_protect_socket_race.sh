@@ -175,4 +175,73 @@ for mode in helper bwrap-options; do
     check "bwrap $v, control: the race is real, or bwrap refuses it itself ($ctlmsg)" test "$ctl" -gt 0
   done
 done
+
+# Issue 11 (c): a socket DIR's shadow in the bwrap-option form (setuid bwrap, old kernels) is
+# bwrap's --tmpfs by path: bwrap 0.8 follows a symlink swapped in at the name and mounts the
+# tmpfs where it leads, while the real dir (under the other seed name, a symlink at the probe, so
+# never shadowed) stays reachable. blaude's exec shim now checks from inside that each such tmpfs
+# is a tmpfs mounted on the name itself (mount_checks.hpp), and runs nothing otherwise. Control:
+# the same launches with that check off (BLAUDE_MOUNT_CHECKS=off) reach the socket on 0.8 (tried
+# until one does); bwrap 0.10+ refuses a --tmpfs onto a symlink itself, which is checked instead.
+AD="/tmp/ssh-$TAG-a"   # the socket dir at start
+BD="/tmp/ssh-$TAG-b"   # a symlink to a decoy dir at start
+DD="/tmp/decoyd-$TAG"
+mkdir "$AD" "$DD" && ln -s "decoyd-$TAG" "$BD" && chown -h 65534:65534 "$AD" "$DD" "$BD"
+at_exit "rm -rf '$AD' '$BD' '$DD' '/tmp/ssh-$TAG-fixed'"
+setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 "$T_DIR/srv.py" "$AD/agent" "$H/ready-d" >/dev/null 2>&1 &
+at_exit "kill $!"
+wait_until test -e "$H/ready-d" || { fail "the dir listener did not start"; finish; exit 1; }
+inside_d="python3 $T_DIR/cli.py $AD/agent $BD/agent; echo END"
+dlaunch() { # dlaunch BWRAP [KNOB]
+  (cd "$W" && env -i HOME="$H" PATH="$(dirname "$1"):/usr/bin:/bin" TERM=dumb BLAUDE_PROTECT_MOUNTS=bwrap-options \
+    BLAUDE_MOUNT_CHECKS="${2:-}" setpriv --reuid=65534 --regid=65534 --clear-groups \
+    "$BLAUDE" --no-clipboard --exec sh -c "$inside_d" </dev/null 2>"$T_DIR/err") || true
+}
+check_eq "control: the dir's socket answers on the host" CONNECTED "$(as_nobody /usr/bin/python3 "$T_DIR/cli.py" "$AD/agent" "$BD/agent")"
+for bw in "${BWRAPS[@]}"; do
+  v="$("$bw" --version | awk '{print $2}') (bwrap-options, socket dir)"
+  rm -f "$T_DIR/stop"
+  A="$AD" B="$BD" flip_until &
+  fpid=$!
+  started=0 refused=0 leaked=0 silent=0
+  for i in $(seq 1 "$LAUNCHES"); do
+    out=$(dlaunch "$bw")
+    grep -q CONNECTED <<<"$out" && leaked=$((leaked + 1))
+    if grep -q END <<<"$out"; then started=$((started + 1)); else refused=$((refused + 1)); fi
+    if ! grep -q END <<<"$out" && ! grep -q "changed while the sandbox was starting\|changed while blaude was starting\|bwrap stopped while making its mounts" "$T_DIR/err"; then
+      echo "launch $i ended without a word:"; cat "$T_DIR/err"
+      silent=$((silent + 1))
+    fi
+  done
+  ctl=0 tries=0 maxtries=$((LAUNCHES * 20)) ctlmsg=""
+  if [ "$(printf '%s\n' "${v%% *}" 0.10.0 | sort -V | head -1)" = 0.10.0 ]; then
+    maxtries=0
+    ln -sfn "decoyd-$TAG" "/tmp/ssh-$TAG-fixed"
+    err=$(as_nobody "$bw" --unshare-user --ro-bind / / --bind /tmp /tmp --tmpfs "/tmp/ssh-$TAG-fixed" true 2>&1) || true
+    grep -q "symlink" <<<"$err" && ctl=1 && ctlmsg="bwrap itself refuses a tmpfs on a symlink ($err)"
+  fi
+  while [ "$ctl" -eq 0 ] && [ "$tries" -lt "$maxtries" ]; do
+    tries=$((tries + 1))
+    if ! kill -0 "$fpid" 2>/dev/null; then
+      wait "$fpid" || true
+      A="$AD" B="$BD" flip_until &
+      fpid=$!
+    fi
+    grep -q CONNECTED <<<"$(dlaunch "$bw" off)" && ctl=1
+  done
+  [ -z "$ctlmsg" ] && ctlmsg="blaude with the check off reached the socket after $tries tries"
+  touch "$T_DIR/stop"
+  wait "$fpid" || true
+  [ -L "$AD" ] && as_nobody /usr/bin/python3 -c 'import ctypes,sys; ctypes.CDLL(None).renameat2(-100, sys.argv[1].encode(), -100, sys.argv[2].encode(), 2)' "$AD" "$BD"
+  calm=0
+  for i in 1 2 3; do
+    out=$(dlaunch "$bw")
+    grep -q END <<<"$out" && grep -q REFUSED <<<"$out" && calm=$((calm + 1))
+  done
+  log "bwrap $v: $LAUNCHES launches under flipping: $started started, $refused refused, $leaked reached the socket; control: $ctlmsg"
+  check_eq "bwrap $v: no launch reaches the shadowed socket dir" 0 "$leaked"
+  check_eq "bwrap $v: every refusal says why" 0 "$silent"
+  check_eq "bwrap $v: once the flipping stops, every launch starts with the dir shadowed (3 of 3)" 3 "$calm"
+  check "bwrap $v, control: the race is real, or bwrap refuses it itself ($ctlmsg)" test "$ctl" -gt 0
+done
 finish

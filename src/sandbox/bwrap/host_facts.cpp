@@ -133,6 +133,8 @@ HostFacts HostFacts::probe(const HostEnv& host, const SandboxRequest& req) {
   f.home = host.home;
   f.home_real = host.home_real;
   f.cwd = host.cwd;
+  if (struct stat st; !f.cwd.empty() && ::stat(".", &st) == 0)
+    f.cwd_id = {(unsigned long long)st.st_dev, (unsigned long long)st.st_ino, unsigned(st.st_mode & S_IFMT)};
   f.stdio_tty = host.stdio_tty();
 
   f.bwrap = find_on_path("bwrap", f.env_or("PATH", "/usr/local/bin:/usr/bin:/bin"));

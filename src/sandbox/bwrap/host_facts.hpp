@@ -111,6 +111,10 @@ struct HostFacts {
   std::string home;       // $HOME as the user knows it, normalised (no trailing slash)
   std::string home_real;  // its canonical path (a symlinked HOME resolves here)
   std::string cwd;        // the canonical working directory
+  // What blaude's own working directory is (fstat of "."): the workspace the user is in, held by
+  // the process. `cwd` is a path resolved from it, which a concurrent rename or symlink swap can
+  // make lead elsewhere; the workspace bind is checked against this (plan_verify.cpp).
+  Identity cwd_id;
   bool stdio_tty = true;  // stdin and stdout are terminals (then blaude supervises a pty)
 
   std::string bwrap;                  // absolute path, "" when not installed

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <system_error>
 
@@ -10,6 +11,7 @@
 #include "common/data_fd.hpp"
 #include "sandbox/bwrap/features.hpp"
 #include "sandbox/bwrap/held.hpp"
+#include "sandbox/bwrap/mount_checks.hpp"
 
 namespace blaude::sandbox::bwrap {
 
@@ -30,6 +32,16 @@ PreparedLaunch prepare_launch(const LaunchPlan& plan) {
   std::vector<std::string> argv = plan.argv;
   // First: a bind whose source changed since the probe refuses the launch before anything starts.
   hold_binds(argv, plan.held, out.fds, out.keep_fds);
+  // Then what the by-path mounts' sources are, for the exec shim to find at their destinations
+  // (mount_checks.hpp); also refuses here when a source already has a symlink on its way.
+  if (!plan.checks.empty()) {
+    UniqueFd fd = memfd_with("blaude-checks", format_check_lines(record_checks(plan.checks)));
+    auto end = std::find(argv.begin() + (argv.empty() ? 0 : 1), argv.end(), std::string("--"));
+    argv.insert(end, {"--dir", "/run/blaude", "--file", std::to_string(fd.get()), kChecksFile, "--setenv",
+                      kChecksEnv, kChecksFile});
+    out.keep_fds.push_back(fd.get());
+    out.fds.push_back(std::move(fd));
+  }
   if (!plan.inner_mounts.empty()) {
     out.gate = std::make_unique<ProtectGate>(ProtectGate::start(plan.inner_mounts, std::chrono::seconds(20)));
     for (auto& a : argv) {

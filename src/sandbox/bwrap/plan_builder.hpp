@@ -79,6 +79,10 @@ void add_protections(Builder& b);
 // Last, once argv's order is final (plan_held.cpp): the binds in `held_binds` are made by held
 // descriptor (LaunchPlan::held).
 void add_held_binds(Builder& b);
+// After that (plan_verify.cpp): every mount bwrap still makes by path, for the exec shim to
+// re-check from inside before the command starts (LaunchPlan::checks). `shim`: the command
+// starts through blaude's exec shim (nothing can check otherwise: a warning says so).
+void add_mount_checks(Builder& b, bool shim);
 // Linked packages' roots and token files (plan_extras.cpp).
 void add_linked_packages(Builder& b);
 // Files and dirs named by claude's environment variables (plan_extras.cpp).
