@@ -161,6 +161,8 @@ struct HostFacts {
 
   // host_facts_seed.cpp:
   std::string self_exe;           // blaude's own binary (the in-sandbox exec shim); "" if unusable
+  std::string self_exe_problem;   // why the probe found it unusable ("" when it did not look, as in
+                                  // unit tests' facts): the planner refuses, it never runs unshimmed
   bool claude_mem_plugin = false; // the claude-mem plugin is installed (the seed's three checks)
   std::string ssh_agent_dir;      // --ssh: the agent socket's dir when it is a dedicated one, else ""
   std::string kernel_osrelease;   // /proc/sys/kernel/osrelease (WSL detection)

@@ -23,12 +23,17 @@ bool is_dir_at(const std::string& p) {
 
 // blaude's binary as a path the sandbox can bind: a regular, executable file still there (an
 // upgraded binary shows in /proc/self/exe as "... (deleted)" and is not used).
-std::string probe_self_exe() {
+std::string probe_self_exe(std::string& problem) {
   std::string p = self_exe();
-  if (p.empty()) return {};
-  struct stat st;
-  if (p.front() != '/' || ::stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || ::access(p.c_str(), X_OK) != 0)
+  if (p.empty()) {
+    problem = "blaude cannot find its own binary (the sandbox runs it inside, to check its mounts before the command starts)";
     return {};
+  }
+  struct stat st;
+  if (p.front() != '/' || ::stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || ::access(p.c_str(), X_OK) != 0) {
+    problem = "blaude's own binary " + p + " is no longer there as a program (replaced or removed while it ran?)";
+    return {};
+  }
   return p;
 }
 
@@ -71,7 +76,7 @@ std::string probe_ssh_agent_dir(const std::string& sock, uid_t uid, const std::v
 }
 
 void probe_seed_extras(HostFacts& f, const std::string& config_dir) {
-  f.self_exe = probe_self_exe();
+  f.self_exe = probe_self_exe(f.self_exe_problem);
   f.claude_mem_plugin = probe_claude_mem(config_dir);
   const std::string runtime = "/run/user/" + std::to_string(f.uid);
   f.ssh_agent_dir = probe_ssh_agent_dir(f.env_or("SSH_AUTH_SOCK"), f.uid,

@@ -46,6 +46,11 @@ void add_wsl_warning(Builder& b) {
 }
 
 std::vector<std::string> shimmed(Builder& b, const std::vector<std::string>& command, bool bind_self) {
+  // Without the shim nothing inside would check bwrap's mounts (plan_verify.cpp) or isolate the
+  // command from bwrap: refuse rather than run the command bare.
+  if (b.f.self_exe.empty() && !b.f.self_exe_problem.empty() && !command.empty())
+    throw PlanError(b.f.self_exe_problem,
+                    "Run blaude again by its full path (after an upgrade, the new binary); nothing was started.");
   if (b.f.self_exe.empty() || command.empty()) return command;
   if (bind_self) b.ro(b.f.self_exe, kSandboxSelf);
   std::vector<std::string> argv{kSandboxSelf, kExecShim};

@@ -80,8 +80,9 @@ void add_mount_checks(Builder& b, bool shim) {
       b.p.checks.push_back({MountCheck::Kind::Tmpfs, st.dst, "", false, {}});
     }
   }
-  // No exec shim (blaude's binary was replaced on disk while it ran: probe_self_exe) means no
-  // one inside to check: nothing is listed. Known gap, said in the closing note of issue 11.
+  // No exec shim means no one inside to check: nothing is listed. A real probe that could not
+  // find blaude's binary refuses the launch before this (plan_seed.cpp, shimmed()); only facts
+  // that never probed it (unit tests) get here without a shim.
   if (!shim) b.p.checks.clear();
 }
 

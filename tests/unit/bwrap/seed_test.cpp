@@ -124,6 +124,20 @@ TEST_CASE("the command starts through the exec shim when blaude's binary is know
   CHECK(find(a, {"--", kSandboxSelf, kExecShim, "claude", "--dangerously-skip-permissions"}) == long(a.size()) - 5);
 }
 
+TEST_CASE("a probe that could not find blaude's binary refuses: the command never runs unshimmed", "[sandbox]") {
+  auto f = typical_host();
+  f.self_exe_problem = "blaude cannot find its own binary";
+  try {
+    (void)plan(SandboxRequest{}, f);
+    FAIL("planned a launch with no exec shim");
+  } catch (const PlanError& e) {
+    CHECK(std::string(e.what()).find("cannot find its own binary") != std::string::npos);
+  }
+  f.self_exe = "/home/u/.local/bin/blaude";  // control: found, the same facts plan
+  auto a = plan(SandboxRequest{}, f).argv;
+  CHECK(find(a, {"--", kSandboxSelf, kExecShim, "claude", "--dangerously-skip-permissions"}) == long(a.size()) - 5);
+}
+
 TEST_CASE("--ssh: a dedicated agent dir is bound, a shared one never", "[sandbox]") {
   TempDir t;
   const uid_t me = ::getuid();
