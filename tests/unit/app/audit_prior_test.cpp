@@ -14,22 +14,14 @@
 #include "audit/diff.hpp"
 #include "audit/walk.hpp"
 #include "catch.hpp"
+#include "temp_dir.hpp"
 #include "sandbox/bwrap/scan.hpp"
 
 using namespace blaude;
+using blaude::testing::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char t[] = "/tmp/blaude-audit-prior.XXXXXX";
-    REQUIRE(mkdtemp(t));
-    path = fs::canonical(t).string();
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 void write(const std::string& p, const std::string& text) {
   fs::create_directories(fs::path(p).parent_path());
@@ -86,7 +78,7 @@ std::vector<audit::PriorWalk> prior_of(const std::string& root) {
 }  // namespace
 
 TEST_CASE("audit prior walk: the snapshot from the probe's walk equals the audit's own walk", "[audit]") {
-  TempDir t;
+  TempDir t{"blaude-audit-prior"};
   const std::string w = t.path + "/ws";
   build(w);
   const audit::Snapshot full = audit::take_snapshot(input(w));
@@ -111,7 +103,7 @@ TEST_CASE("audit prior walk: the snapshot from the probe's walk equals the audit
 
 TEST_CASE("audit prior walk: it is what the snapshot reads (a prior that found nothing gives no repos)", "[audit]") {
   // The control: were the prior ignored, the snapshot would find the repositories itself.
-  TempDir t;
+  TempDir t{"blaude-audit-prior"};
   const std::string w = t.path + "/ws";
   build(w);
   audit::PriorWalk empty;
@@ -123,7 +115,7 @@ TEST_CASE("audit prior walk: it is what the snapshot reads (a prior that found n
 }
 
 TEST_CASE("audit prior walk: a bare-shaped root is walked, not taken from the probe", "[audit]") {
-  TempDir t;
+  TempDir t{"blaude-audit-prior"};
   const std::string w = t.path + "/ws";
   gitdir(w);
   gitdir(w + "/sub/.git");

@@ -16,21 +16,13 @@
 #include "audit/report.hpp"
 #include "audit/walk.hpp"
 #include "catch.hpp"
+#include "temp_dir.hpp"
 
 using namespace blaude::audit;
+using blaude::testing::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char t[] = "/tmp/blaude-audit-walk.XXXXXX";
-    REQUIRE(mkdtemp(t));
-    path = fs::canonical(t).string();
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 void write(const std::string& p, const std::string& text, mode_t mode = 0644) {
   fs::create_directories(fs::path(p).parent_path());
@@ -66,7 +58,7 @@ std::vector<Applied> run_audit(const Snapshot& before, const std::string& root, 
 }  // namespace
 
 TEST_CASE("audit: new repos, hooks and keys are made inert; git status then runs nothing", "[audit]") {
-  TempDir t;
+  TempDir t{"blaude-audit-walk"};
   const std::string w = t.path + "/ws", marker = t.path + "/ran";
   git_init(w);
   write(w + "/.git/config", slurp(w + "/.git/config") + "[core]\n\tpager = less -R\n");  // the user's own
@@ -114,7 +106,7 @@ TEST_CASE("audit: new repos, hooks and keys are made inert; git status then runs
 }
 
 TEST_CASE("audit: an unchanged tree gives no findings and no report", "[audit]") {
-  TempDir t;
+  TempDir t{"blaude-audit-walk"};
   git_init(t.path + "/ws");
   write(t.path + "/ws/.git/config", "[core]\n\tfsmonitor = mine\n");
   Snapshot before = take_snapshot(input(t.path + "/ws"));
@@ -126,7 +118,7 @@ TEST_CASE("audit: an unchanged tree gives no findings and no report", "[audit]")
 }
 
 TEST_CASE("audit: a .git file pointing outside the roots is moved aside", "[audit]") {
-  TempDir t;
+  TempDir t{"blaude-audit-walk"};
   const std::string w = t.path + "/ws";
   fs::create_directories(w + "/sub");
   git_init(t.path + "/outside");
@@ -141,7 +133,7 @@ TEST_CASE("audit: a .git file pointing outside the roots is moved aside", "[audi
 }
 
 TEST_CASE("audit: a FIFO planted as a config does not hang the audit and is moved aside", "[audit]") {
-  TempDir t;
+  TempDir t{"blaude-audit-walk"};
   const std::string w = t.path + "/ws";
   git_init(w);
   Snapshot before = take_snapshot(input(w));
@@ -155,7 +147,7 @@ TEST_CASE("audit: a FIFO planted as a config does not hang the audit and is move
 }
 
 TEST_CASE("audit: what the first walk did not reach is reported, not touched", "[audit]") {
-  TempDir t;
+  TempDir t{"blaude-audit-walk"};
   const std::string w = t.path + "/ws";
   git_init(w + "/a/b/c/repo");
   write(w + "/a/b/c/repo/.git/config", "[core]\n\tpager = mine\n");
@@ -173,7 +165,7 @@ TEST_CASE("audit: what the first walk did not reach is reported, not touched", "
 }
 
 TEST_CASE("audit: a linked worktree and submodule gitdirs are covered", "[audit]") {
-  TempDir t;
+  TempDir t{"blaude-audit-walk"};
   const std::string w = t.path + "/ws";
   git_init(w);
   REQUIRE(sh("cd '" + w + "' && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m x") == 0);
@@ -191,7 +183,7 @@ TEST_CASE("audit: a linked worktree and submodule gitdirs are covered", "[audit]
 
 TEST_CASE("audit: a hooks dir swapped for a symlink out of the roots: the link is moved, its target untouched",
           "[audit]") {
-  TempDir t;
+  TempDir t{"blaude-audit-walk"};
   const std::string w = t.path + "/ws", outside = t.path + "/home/.ssh";
   git_init(w);
   write(outside + "/post-checkout", "#!/bin/sh\necho mine\n", 0755);  // the user's file, elsewhere
@@ -213,7 +205,7 @@ TEST_CASE("audit: a hooks dir swapped for a symlink out of the roots: the link i
 }
 
 TEST_CASE("audit: a finding whose dir resolves outside the roots is refused", "[audit]") {
-  TempDir t;
+  TempDir t{"blaude-audit-walk"};
   const std::string w = t.path + "/ws", outside = t.path + "/elsewhere";
   write(outside + "/hook", "x");
   fs::create_directories(w);

@@ -8,11 +8,13 @@
 #include <fstream>
 
 #include "catch.hpp"
+#include "temp_dir.hpp"
 #include "sandbox/bwrap/held.hpp"
 
 using namespace blaude;
 using namespace blaude::sandbox;
 using namespace blaude::sandbox::bwrap;
+using blaude::testing::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
@@ -23,28 +25,18 @@ Identity id_of(const std::string& p) {
   return {(unsigned long long)st.st_dev, (unsigned long long)st.st_ino, unsigned(st.st_mode & S_IFMT)};
 }
 
-struct Tmp {
-  std::string dir;
-  Tmp() {
-    char t[] = "/tmp/held-test.XXXXXX";
-    REQUIRE(::mkdtemp(t));
-    dir = fs::canonical(t).string();
-  }
-  ~Tmp() { fs::remove_all(dir); }
-};
-
 }  // namespace
 
 TEST_CASE("held paths: the probed object is held, a swapped one is refused", "[sandbox][held]") {
-  Tmp t;
-  fs::create_directories(t.dir + "/ws/.git/hooks");
-  fs::create_directories(t.dir + "/secret");
-  const std::string hooks = t.dir + "/ws/.git/hooks";
+  TempDir t{"held-test"};
+  fs::create_directories(t.path + "/ws/.git/hooks");
+  fs::create_directories(t.path + "/secret");
+  const std::string hooks = t.path + "/ws/.git/hooks";
   const Identity id = id_of(hooks);
   CHECK(hold_path({0, hooks, id, false}));
   // Control above; now the swap: a symlink in its place (to a dir of the same kind).
-  fs::rename(hooks, t.dir + "/ws/.git/hooks.real");
-  fs::create_directory_symlink(t.dir + "/secret", hooks);
+  fs::rename(hooks, t.path + "/ws/.git/hooks.real");
+  fs::create_directory_symlink(t.path + "/secret", hooks);
   CHECK_THROWS_AS(hold_path({0, hooks, id, false}), HeldPathChanged);
   CHECK_THROWS_AS(hold_path({0, hooks, Identity{0, 0, S_IFDIR}, false}), HeldPathChanged);
   // A real dir of the same kind but another object.
@@ -52,16 +44,16 @@ TEST_CASE("held paths: the probed object is held, a swapped one is refused", "[s
   fs::create_directory(hooks);
   CHECK_THROWS_AS(hold_path({0, hooks, id, false}), HeldPathChanged);
   // A symlink higher up the path.
-  fs::rename(t.dir + "/ws/.git", t.dir + "/ws/git.real");
-  fs::create_directory_symlink(t.dir + "/ws/git.real", t.dir + "/ws/.git");
+  fs::rename(t.path + "/ws/.git", t.path + "/ws/git.real");
+  fs::create_directory_symlink(t.path + "/ws/git.real", t.path + "/ws/.git");
   CHECK_THROWS_AS(hold_path({0, hooks, Identity{0, 0, S_IFDIR}, false}), HeldPathChanged);
 }
 
 TEST_CASE("held paths: a missing dir is created once and held; one that appeared is refused", "[sandbox][held]") {
-  Tmp t;
-  fs::create_directories(t.dir + "/ws/.git");
-  const std::string hooks = t.dir + "/ws/.git/hooks";
-  const Identity parent = id_of(t.dir + "/ws/.git");
+  TempDir t{"held-test"};
+  fs::create_directories(t.path + "/ws/.git");
+  const std::string hooks = t.path + "/ws/.git/hooks";
+  const Identity parent = id_of(t.path + "/ws/.git");
   std::vector<std::string> argv = {"bwrap", "--ro-bind", hooks, "/w/.git/hooks", "--ro-bind", hooks, "/t/.git/hooks", "--", "true"};
   std::vector<HeldPath> held = {{1, hooks, parent, true}, {4, hooks, parent, true}};
   std::vector<UniqueFd> fds;
@@ -82,9 +74,9 @@ TEST_CASE("held paths: a missing dir is created once and held; one that appeared
 
 TEST_CASE("held paths: setup_done reads the marker's offset", "[sandbox][held]") {
   CHECK(setup_done(-1));
-  Tmp t;
-  std::ofstream(t.dir + "/m") << "data";
-  int fd = ::open((t.dir + "/m").c_str(), O_RDONLY);
+  TempDir t{"held-test"};
+  std::ofstream(t.path + "/m") << "data";
+  int fd = ::open((t.path + "/m").c_str(), O_RDONLY);
   REQUIRE(fd >= 0);
   CHECK_FALSE(setup_done(fd));
   char c;

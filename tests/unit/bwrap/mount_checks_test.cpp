@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "catch.hpp"
+#include "temp_dir.hpp"
 #include "fake_host.hpp"
 #include "sandbox/bwrap/held.hpp"
 #include "sandbox/bwrap/mount_checks.hpp"
@@ -20,16 +21,6 @@ using namespace blaude::testing;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Tmp {
-  std::string dir;
-  Tmp() {
-    char t[] = "/tmp/mount-checks-test.XXXXXX";
-    REQUIRE(::mkdtemp(t));
-    dir = fs::canonical(t).string();
-  }
-  ~Tmp() { fs::remove_all(dir); }
-};
 
 const MountCheck* check_at(const LaunchPlan& p, const std::string& dst) {
   for (const auto& c : p.checks)
@@ -52,8 +43,8 @@ TEST_CASE("mount checks: the record round-trips, anything else is refused", "[sa
 }
 
 TEST_CASE("mount checks: the recorded object passes, a swapped one does not", "[sandbox][mount_checks]") {
-  Tmp t;
-  const std::string ws = t.dir + "/p/ws", secret = t.dir + "/secret/ws";
+  TempDir t{"mount-checks-test"};
+  const std::string ws = t.path + "/p/ws", secret = t.path + "/secret/ws";
   fs::create_directories(ws);
   fs::create_directories(secret);
   auto rec = record_checks({{MountCheck::Kind::Bind, ws, ws, false, {}}});
@@ -64,8 +55,8 @@ TEST_CASE("mount checks: the recorded object passes, a swapped one does not", "[
   ro[0].ro = true;
   CHECK(verify_mounts(ro).find("not read-only") != std::string::npos);
   // The parent swapped for a symlink to a dir holding the same name (what bwrap would have bound).
-  fs::rename(t.dir + "/p", t.dir + "/p.real");
-  fs::create_directory_symlink(t.dir + "/secret", t.dir + "/p");
+  fs::rename(t.path + "/p", t.path + "/p.real");
+  fs::create_directory_symlink(t.path + "/secret", t.path + "/p");
   CHECK(verify_mounts(rec).find("symlink") != std::string::npos);
   auto at_secret = rec;
   at_secret[0].dst = secret;  // where it led: another object
@@ -73,18 +64,18 @@ TEST_CASE("mount checks: the recorded object passes, a swapped one does not", "[
   // The launcher's record refuses a source with a symlink on the way.
   CHECK_THROWS_AS(record_checks({{MountCheck::Kind::Bind, ws, ws, false, {}}}), HeldPathChanged);
   // And a source that is no longer what the probe saw (a real dir, renamed in).
-  fs::remove(t.dir + "/p");
-  fs::rename(t.dir + "/secret", t.dir + "/p");
+  fs::remove(t.path + "/p");
+  fs::rename(t.path + "/secret", t.path + "/p");
   struct stat st;
-  REQUIRE(::stat((t.dir + "/p.real/ws").c_str(), &st) == 0);
+  REQUIRE(::stat((t.path + "/p.real/ws").c_str(), &st) == 0);
   Identity probed{(unsigned long long)st.st_dev, (unsigned long long)st.st_ino, S_IFDIR};
   CHECK_THROWS_AS(record_checks({{MountCheck::Kind::Bind, ws, ws, false, probed}}), HeldPathChanged);
   // A tmpfs check on a plain dir of the parent's file system: not a tmpfs mount of its own.
   CHECK(!verify_mounts({{MountCheck::Kind::Tmpfs, 0, 0, false, ws}}).empty());
   // A missing or malformed record refuses.
-  CHECK(!verify_mounts_file(t.dir + "/none").empty());
-  std::ofstream(t.dir + "/bad") << "B 1 2 0 /x";
-  CHECK(!verify_mounts_file(t.dir + "/bad").empty());
+  CHECK(!verify_mounts_file(t.path + "/none").empty());
+  std::ofstream(t.path + "/bad") << "B 1 2 0 /x";
+  CHECK(!verify_mounts_file(t.path + "/bad").empty());
 }
 
 TEST_CASE("mount checks: the planner lists every by-path mount still visible", "[sandbox][mount_checks]") {

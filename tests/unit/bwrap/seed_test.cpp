@@ -10,6 +10,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "temp_dir.hpp"
 #include "fake_host.hpp"
 
 using namespace blaude;
@@ -24,15 +25,6 @@ bool has_prep(const LaunchPlan& p, const std::string& path) {
     if (h.path == path && h.kind == HostPrep::Kind::MakeDir && h.mode == 0700) return true;
   return false;
 }
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char t[] = "/tmp/blaude-seed-test.XXXXXX";
-    path = ::mkdtemp(t);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-};
 
 void make_socket(const std::string& path) {
   int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
@@ -74,7 +66,7 @@ TEST_CASE("~/.claude-mem: created only when the claude-mem plugin is installed",
 }
 
 TEST_CASE("probe_claude_mem: the seed's three checks and the newer cache layout") {
-  TempDir t;
+  TempDir t{"blaude-seed-test"};
   const std::string c = t.path + "/claude";
   CHECK_FALSE(probe_claude_mem(c));
   ::mkdir(c.c_str(), 0700);
@@ -139,7 +131,7 @@ TEST_CASE("a probe that could not find blaude's binary refuses: the command neve
 }
 
 TEST_CASE("--ssh: a dedicated agent dir is bound, a shared one never", "[sandbox]") {
-  TempDir t;
+  TempDir t{"blaude-seed-test"};
   const uid_t me = ::getuid();
   const std::string agent = t.path + "/ssh-XXXX";
   ::mkdir(agent.c_str(), 0700);

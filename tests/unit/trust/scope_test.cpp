@@ -6,31 +6,23 @@
 #include <string>
 
 #include "catch.hpp"
+#include "temp_dir.hpp"
 #include "sandbox/trust/io.hpp"
 
 using namespace blaude::sandbox;
 using namespace blaude::sandbox::trust;
+using blaude::testing::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempDir {
-  std::string dir;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "blaude-scope-XXXXXX").string();
-    REQUIRE(::mkdtemp(t.data()));
-    dir = fs::canonical(t).string();
-  }
-  ~TempDir() { fs::remove_all(dir); }
-};
 
 void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 }  // namespace
 
 TEST_CASE("trust scope: worktrees share the main checkout's common dir", "[trust]") {
-  TempDir t;
-  const std::string main = t.dir + "/main", wt = t.dir + "/wt";
+  TempDir t{"blaude-scope"};
+  const std::string main = t.path + "/main", wt = t.path + "/wt";
   fs::create_directories(main + "/.git/worktrees/wt");
   fs::create_directories(main + "/sub/deeper");
   fs::create_directories(wt + "/sub");
@@ -44,29 +36,29 @@ TEST_CASE("trust scope: worktrees share the main checkout's common dir", "[trust
   CHECK(find_git_common_dir(wt) == main + "/.git");
   CHECK(find_git_common_dir(wt + "/sub") == main + "/.git");
   CHECK(trust_scope(wt, wt + "/.blaude") == "repo:" + main + "/.git");
-  CHECK(trust_scope(t.dir, t.dir + "/x/.blaude") == "path:" + t.dir + "/x/.blaude");
+  CHECK(trust_scope(t.path, t.path + "/x/.blaude") == "path:" + t.path + "/x/.blaude");
 }
 
 TEST_CASE("trust io: the policy file is read once, never through a symlink", "[trust]") {
-  TempDir t;
-  write(t.dir + "/real", "allow-read ~/x\n");
-  fs::create_symlink(t.dir + "/real", t.dir + "/link");
-  auto r = read_file_once(t.dir + "/real");
+  TempDir t{"blaude-scope"};
+  write(t.path + "/real", "allow-read ~/x\n");
+  fs::create_symlink(t.path + "/real", t.path + "/link");
+  auto r = read_file_once(t.path + "/real");
   CHECK(r.exists);
   CHECK(r.error.empty());
   CHECK(r.content == "allow-read ~/x\n");
-  auto l = read_file_once(t.dir + "/link");
+  auto l = read_file_once(t.path + "/link");
   CHECK(l.exists);
   CHECK(l.error.find("symbolic link") != std::string::npos);
-  CHECK_FALSE(read_file_once(t.dir + "/missing").exists);
-  CHECK(read_file_once(t.dir).error.find("regular") != std::string::npos);
-  write(t.dir + "/big", std::string(300 * 1024, 'x'));
-  CHECK(read_file_once(t.dir + "/big").error.find("too large") != std::string::npos);
+  CHECK_FALSE(read_file_once(t.path + "/missing").exists);
+  CHECK(read_file_once(t.path).error.find("regular") != std::string::npos);
+  write(t.path + "/big", std::string(300 * 1024, 'x'));
+  CHECK(read_file_once(t.path + "/big").error.find("too large") != std::string::npos);
 }
 
 TEST_CASE("trust io: the ledger is private, atomic and refuses a planted one", "[trust]") {
-  TempDir t;
-  const std::string cfg = t.dir + "/cfg/blaude";
+  TempDir t{"blaude-scope"};
+  const std::string cfg = t.path + "/cfg/blaude";
   std::string err;
   {
     auto lock = LedgerLock::acquire(cfg, err);
