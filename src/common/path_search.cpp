@@ -7,7 +7,7 @@
 
 namespace blaude {
 
-static bool executable_file(const std::string& p) {
+bool is_executable_file(const std::string& p) {
   struct stat st {};
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
 }
@@ -16,7 +16,7 @@ std::optional<std::string> find_executable(const std::string& name, const std::s
                                            RelativeEntries mode) {
   if (name.empty()) return std::nullopt;
   if (name.find('/') != std::string::npos) {
-    return executable_file(name) ? std::optional(name) : std::nullopt;
+    return is_executable_file(name) ? std::optional(name) : std::nullopt;
   }
   std::string_view rest = path_env;
   for (;;) {
@@ -28,7 +28,7 @@ std::optional<std::string> find_executable(const std::string& name, const std::s
       std::string candidate;
       candidate.reserve(dir.size() + name.size() + 2);
       candidate.append(dir.empty() ? std::string_view(".") : dir).append(1, '/').append(name);
-      if (executable_file(candidate)) return candidate;
+      if (is_executable_file(candidate)) return candidate;
     }
     if (end == std::string_view::npos) break;
     rest.remove_prefix(end + 1);

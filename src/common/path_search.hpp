@@ -9,6 +9,9 @@ namespace blaude {
 // skips them, because the cwd inside the sandbox (/workspaces/<dir>) is not the host's.
 enum class RelativeEntries { FromCwd, Skip };
 
+// A regular file (through symlinks) this process may execute.
+bool is_executable_file(const std::string& path);
+
 // The first "<dir>/<name>" that is a regular, executable file. A name containing '/' is
 // checked as it is. nullopt when there is none.
 std::optional<std::string> find_executable(const std::string& name, const std::string& path_env,

@@ -2,7 +2,6 @@
 
 #include <limits.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -33,11 +32,6 @@ std::string real(const std::string& p) {
   char buf[PATH_MAX];
   if (!::realpath(p.c_str(), buf)) return {};
   return buf;
-}
-
-bool executable_file(const std::string& p) {
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
 }
 
 std::string join(const std::string& dir, const std::string& p) {
@@ -78,7 +72,7 @@ std::optional<std::string> exe_from_argv0(const std::string& argv0, const std::s
     found = *hit;
   }
   std::string r = real(found);
-  if (r.empty() || !executable_file(r)) return std::nullopt;
+  if (r.empty() || !is_executable_file(r)) return std::nullopt;
   return r;
 }
 

@@ -56,6 +56,12 @@ bool has_controlling_terminal() {
   return true;
 }
 
+// What the child's session left behind, ended (no pid namespace does it: pty/sweep.hpp).
+void sweep_after(pid_t leader) {
+  int n = sweep_session(leader);
+  if (n > 0) spdlog::info("session end: killed {} process(es) left in the session", n);
+}
+
 // Pipes mode and the session sweep (no pid namespace): the sweep finds what is left by session
 // id, so the child must lead a session of its own. That costs it blaude's controlling terminal
 // (/dev/tty, the keyboard's signals), so it is done only when blaude has none (scripts, CI, an
@@ -86,10 +92,7 @@ int run_plain(const std::string& path, const Command& cmd, const SuperviseOption
     int st;
     pid_t r = waitpid(c.pid, &st, WNOHANG);
     if (r == c.pid) {
-      if (own_session) {
-        int n = sweep_session(c.pid);
-        if (n > 0) spdlog::info("session end: killed {} process(es) left in the session", n);
-      }
+      if (own_session) sweep_after(c.pid);
       return exit_code_from_status(st);
     }
     if (r < 0 && errno != EINTR) return 1;
@@ -193,10 +196,7 @@ int run_pty(const std::string& path, const Command& cmd, const SuperviseOptions&
   sc.signals = &sigs;
   sc.tracker = opts.guard_terminal ? &tracker : nullptr;
   int status = run_session(std::move(sc));
-  if (opts.sweep_session) {
-    int n = sweep_session(c.pid);
-    if (n > 0) spdlog::info("session end: killed {} process(es) left in the session", n);
-  }
+  if (opts.sweep_session) sweep_after(c.pid);
   undo.run();
   modes.restore();
   watchdog.disarm();

@@ -9,6 +9,7 @@
 
 #include "common/file_io.hpp"
 #include "common/self_exe.hpp"
+#include "common/path_search.hpp"
 #include "common/paths.hpp"
 #include "sandbox/bwrap/host_facts.hpp"
 
@@ -29,8 +30,7 @@ std::string probe_self_exe(std::string& problem) {
     problem = "blaude cannot find its own binary (the sandbox runs it inside, to check its mounts before the command starts)";
     return {};
   }
-  struct stat st;
-  if (p.front() != '/' || ::stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || ::access(p.c_str(), X_OK) != 0) {
+  if (p.front() != '/' || !is_executable_file(p)) {
     problem = "blaude's own binary " + p + " is no longer there as a program (replaced or removed while it ran?)";
     return {};
   }

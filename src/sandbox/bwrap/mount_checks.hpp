@@ -16,7 +16,6 @@ namespace blaude::sandbox::bwrap {
 
 inline constexpr const char* kChecksEnv = "BLAUDE_MOUNT_CHECKS";
 inline constexpr const char* kChecksFile = "/run/blaude/checks";
-inline constexpr const char* kChecksToken = "@fd:mount-checks";
 
 // One recorded check: what the shim expects at `dst`.
 struct CheckLine {

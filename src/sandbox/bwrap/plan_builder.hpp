@@ -81,7 +81,8 @@ void add_protections(Builder& b);
 void add_held_binds(Builder& b);
 // After that (plan_verify.cpp): every mount bwrap still makes by path, for the exec shim to
 // re-check from inside before the command starts (LaunchPlan::checks). `shim`: the command
-// starts through blaude's exec shim (nothing can check otherwise: a warning says so).
+// starts through blaude's exec shim (without it nothing is listed; a real probe that cannot find
+// blaude's binary has refused the launch already: shimmed()).
 void add_mount_checks(Builder& b, bool shim);
 // Linked packages' roots and token files (plan_extras.cpp).
 void add_linked_packages(Builder& b);

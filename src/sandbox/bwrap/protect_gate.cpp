@@ -190,25 +190,15 @@ struct Helper {
       fail("changed while the sandbox was starting:", path, 0);
   }
 
-  void clone_onto(int fd, bool read_only, const char* path) {
-    int t = int(::syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE));
+  // A recursive clone of `src` (every mount below it, their flags with them) onto `fd`;
+  // read-only throughout when asked. src == fd: the object covered by a clone of itself.
+  void clone_onto(int fd, bool read_only, const char* path, int src = -1) {
+    int t = int(::syscall(SYS_open_tree, src < 0 ? fd : src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE));
     if (t < 0) fail("cannot clone", path, errno);
     struct mount_attr a = {};
     a.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (read_only ? MOUNT_ATTR_RDONLY : 0);
     if (::syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH | (read_only ? AT_RECURSIVE : 0), &a, sizeof a) != 0)
       fail("cannot set mount flags on", path, errno);
-    if (::syscall(SYS_move_mount, t, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
-      fail("cannot mount on", path, errno);
-    ::close(t);
-  }
-
-  // A recursive clone of `src` (with every mount below it: their flags come along) onto `fd`.
-  void clone_from(int src, int fd, const char* path) {
-    int t = int(::syscall(SYS_open_tree, src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE));
-    if (t < 0) fail("cannot clone for", path, errno);
-    struct mount_attr a = {};
-    a.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
-    if (::syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH, &a, sizeof a) != 0) fail("cannot set mount flags on", path, errno);
     if (::syscall(SYS_move_mount, t, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
       fail("cannot mount on", path, errno);
     ::close(t);
@@ -302,7 +292,7 @@ struct Helper {
       int src = resolve(m.from.c_str(), rel);
       if (src < 0) fail("cannot open", m.from.c_str(), errno);
       expect(src, m.id, m.from.c_str());
-      clone_from(src, fd, path);
+      clone_onto(fd, false, path, src);
       ::close(src);
     } else if (m.kind == InnerKind::ShadowFile) {
       null_onto(fd, path);
