@@ -46,7 +46,8 @@ bool dot_or_dotdot(const char* n) { return n[0] == '.' && (n[1] == 0 || (n[1] ==
 
 }  // namespace
 
-void for_each_dir_entry(int fd, std::vector<char>& buf, void (*f)(void*, const char*, unsigned char), void* ctx) {
+void for_each_dir_entry(int fd, std::vector<char>& buf, void (*f)(void*, const char*, unsigned char, unsigned long long),
+                        void* ctx) {
 #if BLAUDE_LINUX_CALLS
   if (buf.size() < 4096) buf.resize(32 * 1024);
   for (;;) {
@@ -55,7 +56,7 @@ void for_each_dir_entry(int fd, std::vector<char>& buf, void (*f)(void*, const c
     for (long off = 0; off < n;) {
       auto* e = reinterpret_cast<Dirent64*>(buf.data() + off);
       off += e->d_reclen;
-      if (!dot_or_dotdot(e->d_name)) f(ctx, e->d_name, e->d_type);
+      if (!dot_or_dotdot(e->d_name)) f(ctx, e->d_name, e->d_type, e->d_ino);
     }
   }
 #else
@@ -67,7 +68,7 @@ void for_each_dir_entry(int fd, std::vector<char>& buf, void (*f)(void*, const c
     return;
   }
   while (dirent* e = ::readdir(d))
-    if (!dot_or_dotdot(e->d_name)) f(ctx, e->d_name, e->d_type);
+    if (!dot_or_dotdot(e->d_name)) f(ctx, e->d_name, e->d_type, (unsigned long long)e->d_ino);
   ::closedir(d);
 #endif
 }

@@ -5,18 +5,28 @@
 #pragma once
 #include <sys/types.h>
 
+#include <type_traits>
 #include <vector>
 
 namespace blaude {
 
-// Calls f(name, d_type) for every entry of the open dir `fd` but "." and "..", in the kernel's
-// order; fd stays open and positioned at its end. d_type may be DT_UNKNOWN (resolve it with
-// fstatat). `buf` is scratch space (getdents64 on Linux; 32 KiB or more reads most dirs in one call).
-void for_each_dir_entry(int fd, std::vector<char>& buf, void (*f)(void* ctx, const char* name, unsigned char type),
-                        void* ctx);
+// Calls f(name, d_type) or f(name, d_type, d_ino) for every entry of the open dir `fd` but "."
+// and "..", in the kernel's order; fd stays open and positioned at its end. d_type may be
+// DT_UNKNOWN (resolve it with fstatat). `buf` is scratch space: on Linux each getdents64 fills it,
+// so a buffer as large as the dir lists it in one call, one state of the dir (probe_ipc.cpp's /tmp).
+void for_each_dir_entry(int fd, std::vector<char>& buf,
+                        void (*f)(void* ctx, const char* name, unsigned char type, unsigned long long ino), void* ctx);
 template <class F>
 void for_each_dir_entry(int fd, std::vector<char>& buf, F&& f) {
-  for_each_dir_entry(fd, buf, [](void* c, const char* n, unsigned char t) { (*static_cast<F*>(c))(n, t); }, &f);
+  for_each_dir_entry(
+      fd, buf,
+      [](void* c, const char* n, unsigned char t, unsigned long long ino) {
+        if constexpr (std::is_invocable_v<F&, const char*, unsigned char, unsigned long long>)
+          (*static_cast<std::remove_reference_t<F>*>(c))(n, t, ino);
+        else
+          (*static_cast<std::remove_reference_t<F>*>(c))(n, t);
+      },
+      &f);
 }
 
 // Which devices keep a directory's link count exact (2 + its subdirectories): ext2/3/4, tmpfs and
