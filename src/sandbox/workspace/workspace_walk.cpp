@@ -2,6 +2,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -195,6 +197,10 @@ struct Walk {
       if (first && !spawned && done >= kSoloDirs && stack.size() >= 2) {
         spawned = true;
         lk.unlock();
+        // The helpers take no signal: whatever blaude handles stays with the thread that runs it.
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
         for (unsigned i = 1; i < threads; ++i) {
           try {
             helpers.emplace_back([this, &helpers] {
@@ -205,6 +211,7 @@ struct Walk {
             break;  // no thread: this one walks on alone
           }
         }
+        pthread_sigmask(SIG_SETMASK, &old, nullptr);
         lk.lock();
         continue;
       }
