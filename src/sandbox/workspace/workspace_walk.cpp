@@ -259,7 +259,7 @@ unsigned auto_threads() {
 }  // namespace
 
 WorkspaceWalk walk_workspace(const std::string& root, const WalkLimits& limits) {
-  const unsigned threads = limits.threads > 0 ? unsigned(limits.threads) : auto_threads();
+  const unsigned threads = limits.threads > 0 ? unsigned(std::min(limits.threads, 16)) : auto_threads();
   Walk walk(root, limits, threads);
   Node top;
   UniqueFd fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));

@@ -19,7 +19,8 @@ struct WalkLimits {
   size_t max_entries = 2'000'000;
   std::chrono::milliseconds budget{2000};
   // Threads reading dirs at once (the kernel's getdents is most of the walk's time); 0: one per
-  // CPU this process may run on, at most 4. A small tree is read by the calling thread alone.
+  // CPU this process may run on, at most 4 (asked: at most 16). A small tree is read by the
+  // calling thread alone.
   int threads = 0;
 };
 
