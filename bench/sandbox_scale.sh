@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sandbox start-up at monorepo scale (issue 12): a generated tree (bench/gen_tree.sh, ~20,000
-# files) with N = 0, 10, 40, 160 nested repos, under /tmp (so the /tmp alias of the workspace is
+# files) with N = 0, 10, 40, 160 nested repos (and "small", the default set), under /tmp (so the /tmp alias of the workspace is
 # protected too). For each N, in one hyperfine run, as uid 65534:
 #   blaude   `blaude --no-clipboard --exec true` (probe, plan, bwrap, protections, exec)
 #   dry-run  `blaude --no-clipboard --dry-run --exec true` (probe + plan + print: blaude's own part)
@@ -20,7 +20,7 @@ BUILD=${1:?usage: sandbox_scale.sh BUILD_DIR [runs] [N...]}
 RUNS=${2:-20}
 shift $(($# >= 2 ? 2 : 1))
 NS=("$@")
-[ ${#NS[@]} -gt 0 ] || NS=(0 10 40 160)
+[ ${#NS[@]} -gt 0 ] || NS=(small 0 10 40 160)
 HERE=$(cd "$(dirname "$0")" && pwd)
 command -v hyperfine >/dev/null || { echo "sandbox_scale: hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "sandbox_scale: run as root (it measures as uid 65534 through setpriv)" >&2; exit 1; }

@@ -19,6 +19,7 @@
 
 #include "audit/git_config.hpp"
 #include "audit/git_paths.hpp"
+#include "common/dir_list.hpp"
 #include "common/paths.hpp"
 #include "common/unique_fd.hpp"
 
@@ -35,27 +36,16 @@ struct Entry {
 };
 
 // All entries of an open dir (the fd stays open). DT_UNKNOWN is resolved with lstat.
-std::vector<Entry> list_dir(int fd) {
+std::vector<Entry> list_dir(int fd, std::vector<char>& buf) {
   std::vector<Entry> out;
-  int dup_fd = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
-  if (dup_fd < 0) return out;
-  DIR* d = ::fdopendir(dup_fd);
-  if (!d) {
-    ::close(dup_fd);
-    return out;
-  }
-  while (dirent* e = ::readdir(d)) {
-    std::string n = e->d_name;
-    if (n == "." || n == "..") continue;
-    unsigned char t = e->d_type;
+  for_each_dir_entry(fd, buf, [&](const char* name, unsigned char t) {
     if (t == DT_UNKNOWN) {
       struct stat st;
-      if (::fstatat(fd, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (::fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
       t = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN;
     }
-    out.push_back({std::move(n), t});
-  }
-  ::closedir(d);
+    out.push_back({name, t});
+  });
   return out;
 }
 
@@ -248,7 +238,16 @@ private:
   // a repository reached two ways is then reached the same way first before and after).
   void visit(const SharedFd& fd, const std::string& path, int depth, std::vector<Pending>& stack) {
     ++snap_.dirs;
-    std::vector<Entry> entries = list_dir(fd->get());
+    // A dir without subdirs (the kernel's link count says so, leaf_dirs_) can be no bare
+    // repository (objects/ and refs/ are dirs) and hold no `.git` dir: only a `.git` file or link
+    // is looked for, instead of listing every entry.
+    if (leaf_dirs_.no_subdirs(fd->get())) {
+      struct stat st;
+      if (::fstatat(fd->get(), ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
+        dotgit(fd->get(), path, S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN);
+      return;
+    }
+    std::vector<Entry> entries = list_dir(fd->get(), buf_);
     bool head = false, objects = false, refs = false;
     for (const auto& e : entries) {
       head |= e.name == "HEAD" && e.type == DT_REG;
@@ -333,7 +332,7 @@ private:
   void linked_worktrees(int gfd, const std::string& gitdir) {
     UniqueFd wt = open_dir(gfd, "worktrees", false);
     if (!wt) return;
-    for (const auto& e : list_dir(wt.get())) {
+    for (const auto& e : list_dir(wt.get(), buf_)) {
       if (e.type != DT_DIR) continue;
       UniqueFd id = open_dir(wt.get(), e.name, false);
       if (!id) continue;
@@ -345,7 +344,7 @@ private:
 
   // modules/ holds submodule gitdirs, named by path (modules/a/b) and nested (modules/a/modules/c).
   void modules(int fd, const std::string& path, int depth) {
-    for (const auto& e : list_dir(fd)) {
+    for (const auto& e : list_dir(fd, buf_)) {
       if (e.type != DT_DIR || late()) continue;
       UniqueFd sub = open_dir(fd, e.name, false);
       if (!sub) continue;
@@ -394,7 +393,7 @@ private:
     UniqueFd fd = open_dir(AT_FDCWD, path, true);
     if (!fd) return;
     constexpr size_t kMaxHooks = 1000;
-    auto entries = list_dir(fd.get());
+    auto entries = list_dir(fd.get(), buf_);
     if (entries.size() > kMaxHooks) {
       stopped_at(path + " (a hooks dir with " + std::to_string(entries.size()) + " entries; read " +
                  std::to_string(kMaxHooks) + ")");
@@ -442,6 +441,8 @@ private:
   Clock::time_point start_, deadline_;
   Snapshot snap_;
   std::set<std::string> gitdirs_, hookdirs_;
+  std::vector<char> buf_ = std::vector<char>(64 * 1024);  // list_dir's getdents buffer
+  LeafCheck leaf_dirs_;
 };
 
 }  // namespace

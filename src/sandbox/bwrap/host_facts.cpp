@@ -170,7 +170,8 @@ HostFacts HostFacts::probe(const HostEnv& host, const SandboxRequest& req) {
     f.mounts.push_back(pf);
     if (!pf.real.empty()) f.paths.emplace(pf.real, probe_path(pf.real));
   }
-  if (!req.tmp && !f.cwd.empty()) f.ws = scan_workspace(f.cwd, f.home, f.env_or("XDG_CONFIG_HOME"));
+  if (!req.tmp && !f.cwd.empty())
+    f.ws = scan_workspace(f.cwd, f.home, f.env_or("XDG_CONFIG_HOME"), std::atoi(f.env_or("BLAUDE_WALK_THREADS", "0").c_str()));
   identify_ipc_guards(f);
   f.inner_mounts = inner_mounts_work(f.bwrap) && f.env_or("BLAUDE_PROTECT_MOUNTS") != "bwrap-options";
   f.exe = probe_exe(req.program(), f.env_or("PATH"), f.home_real);

@@ -5,13 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/platform.hpp"
-#if BLAUDE_LINUX_CALLS
-#include <sys/syscall.h>
-#endif
-
 #include <algorithm>
 
+#include "common/dir_list.hpp"
 #include "common/paths.hpp"
 #include "common/subprocess.hpp"
 #include "common/file_io.hpp"
@@ -49,35 +45,10 @@ struct TmpEntry {
 // flight showed as two symlinks, and nothing was shadowed (race_protect_socket.sh: 3 of 10).
 std::vector<TmpEntry> list_tmp(int fd) {
   std::vector<TmpEntry> out;
-#if BLAUDE_LINUX_CALLS
-  struct Dirent64 {
-    unsigned long long d_ino;
-    long long d_off;
-    unsigned short d_reclen;
-    unsigned char d_type;
-    char d_name[];
-  };
   std::vector<char> buf(1 << 20);
-  for (;;) {
-    long n = ::syscall(SYS_getdents64, fd, buf.data(), buf.size());
-    if (n <= 0) break;
-    for (long off = 0; off < n;) {
-      auto* e = reinterpret_cast<Dirent64*>(buf.data() + off);
-      off += e->d_reclen;
-      if (is_tmp_ipc_name(e->d_name)) out.push_back({e->d_name, e->d_ino, e->d_type});
-    }
-  }
-#else
-  int dup = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
-  DIR* d = dup >= 0 ? ::fdopendir(dup) : nullptr;
-  if (!d) {
-    if (dup >= 0) ::close(dup);
-    return out;
-  }
-  while (dirent* e = ::readdir(d))
-    if (is_tmp_ipc_name(e->d_name)) out.push_back({e->d_name, (unsigned long long)e->d_ino, e->d_type});
-  ::closedir(d);
-#endif
+  for_each_dir_entry(fd, buf, [&](const char* name, unsigned char type, unsigned long long ino) {
+    if (is_tmp_ipc_name(name)) out.push_back({name, ino, type});
+  });
   return out;
 }
 

@@ -72,9 +72,12 @@ PathFact probe_path(const std::string& path) {
   return pf;
 }
 
-WorkspaceScan scan_workspace(const std::string& root, const std::string& home, const std::string& xdg_config_home) {
+WorkspaceScan scan_workspace(const std::string& root, const std::string& home, const std::string& xdg_config_home,
+                             int walk_threads) {
   WorkspaceScan out;
-  WorkspaceWalk w = walk_workspace(root);
+  WalkLimits lim;
+  lim.threads = walk_threads;
+  WorkspaceWalk w = walk_workspace(root, lim);
   out.entries = w.entries;
   out.dirs = w.dirs;
   out.root = root;

@@ -15,6 +15,8 @@ PathFact probe_path(const std::string& path);
 // each: what the protect layout checks a guard against.
 void identify(std::map<std::string, Identity>& ids, std::string path);
 
-WorkspaceScan scan_workspace(const std::string& root, const std::string& home, const std::string& xdg_config_home);
+// walk_threads: WalkLimits::threads (0: automatic; BLAUDE_WALK_THREADS=1 measures the one-thread walk).
+WorkspaceScan scan_workspace(const std::string& root, const std::string& home, const std::string& xdg_config_home,
+                             int walk_threads = 0);
 
 }  // namespace blaude::sandbox::bwrap

@@ -132,6 +132,26 @@ TEST_CASE("audit: a .git file pointing outside the roots is moved aside", "[audi
   CHECK(fs::exists(a[0].aside));
 }
 
+// Dirs without subdirs are not listed (their link count says so, common/dir_list.hpp): what such
+// a dir can hold, a `.git` file or a `.git` symlink, is still found, beside files and at depth.
+TEST_CASE("audit: a .git file and a .git link in dirs without subdirs are found", "[audit]") {
+  TempDir t{"blaude-audit-walk"};
+  const std::string w = t.path + "/ws";
+  for (const char* leaf : {"/n/a/b/c/d/one", "/n/a/b/c/d/two", "/m/three"})
+    for (int i = 0; i < 40; ++i) write(w + leaf + "/f" + std::to_string(i), "x");
+  git_init(t.path + "/outside");
+  Snapshot before = take_snapshot(input(w));
+  CHECK(before.repos.empty());
+  write(w + "/n/a/b/c/d/one/.git", "gitdir: " + t.path + "/outside/.git\n");
+  fs::create_directory_symlink(t.path + "/outside/.git", w + "/n/a/b/c/d/two/.git");
+  std::vector<Finding> f;
+  run_audit(before, w, f);
+  REQUIRE(f.size() == 2);
+  CHECK_FALSE(fs::exists(w + "/n/a/b/c/d/one/.git"));
+  CHECK_FALSE(fs::is_symlink(w + "/n/a/b/c/d/two/.git"));
+  CHECK(fs::exists(t.path + "/outside/.git/config"));  // the link's target is not the audit's
+}
+
 TEST_CASE("audit: a FIFO planted as a config does not hang the audit and is moved aside", "[audit]") {
   TempDir t{"blaude-audit-walk"};
   const std::string w = t.path + "/ws";
