@@ -195,17 +195,18 @@ size_t Tracker::scan_params(std::string_view in, size_t i) {
   return i;
 }
 
-// Text: skip to the next control; only ESC, SO and SI mean anything here. At a CSI, skim()
-// takes text, untracked CSIs and SGRs a 64-byte window at a time (no branch per sequence); the
-// next window starts where one stopped. A CSI that starts a window and is not one skim() takes,
-// and every other control, goes through the loop below.
+// Text: skip to the next control; only ESC, SO and SI mean anything here. At a CSI, ST or OSC,
+// skim() takes text, untracked CSIs, SGRs, STs and one-digit OSCs (titles, links) a 64-byte
+// window at a time (no branch per sequence); the next window starts where one stopped. A
+// sequence that starts a window and is not one skim() takes, and every other control, goes
+// through the loop below.
 size_t Tracker::step_ground(std::string_view in, size_t i) {
   const char* end = in.data() + in.size();
   const char* p = in.data() + i;
   while (p < end) {
     p = next_ground_control(p, end);
     if (p == end) break;
-    if (end - p > 1 && (p[1] == '[' || p[1] == '\\')) {  // a CSI or ST: a window at once
+    if (end - p > 1 && (p[1] == '[' || p[1] == '\\' || p[1] == ']')) {  // CSI, ST, OSC: a window
       unsigned n = skim_window(p, end);
       p += n;
       if (n) continue;  // the next window starts at what this one stopped at
@@ -230,7 +231,8 @@ size_t Tracker::step_ground(std::string_view in, size_t i) {
 }
 
 // One skim() window at p: the SGRs in it are logged as whole_csi() would log them, but for those
-// before the last one that starts from the default (log_sgr() would drop them at that one).
+// before the last one that starts from the default (log_sgr() would drop them at that one); of
+// its titles the last is kept.
 // Fewer than 64 bytes left: a copy padded with SO, which ends the window where the read ends
 // (a sequence cut by the end of the read is not whole: the window stops at its ESC).
 unsigned Tracker::skim_window(const char* p, const char* end) {
@@ -248,6 +250,14 @@ unsigned Tracker::skim_window(const char* p, const char* end) {
     sgr &= sgr - 1;
     const unsigned e = 63 - static_cast<unsigned>(__builtin_clzll(w.esc & ((uint64_t{1} << y) - 1)));
     log_sgr(std::string_view(p + e + 2, y - e - 2));
+  }
+  if (w.title) {  // only the last title in the window is kept, as whole_osc() would keep it
+    const unsigned e = 63 - static_cast<unsigned>(__builtin_clzll(w.title));
+    const unsigned t = static_cast<unsigned>(__builtin_ctzll(w.osc_end >> (e + 4))) + e + 4;
+    title_.code = static_cast<uint8_t>(p[e + 2] - '0');
+    title_.set = true;
+    title_.len = static_cast<uint16_t>(t - e - 4);
+    std::memcpy(title_.text.data(), p + e + 4, t - e - 4);
   }
   return w.stop;
 }

@@ -26,6 +26,12 @@ const std::vector<std::string> kPieces = {
     "\x1b[1\x7fm", "\x1b[1\x0em", "\x1b[1\x1b[m", "\x1b[3\xc3m", "\x1b" "7", "\x1b" "8", "\x1b=", "\x1b>",
     "\x1b(0", "\x1b(B", "\x0e", "\x0f", "\x1b]0;title\x07", "\x1b]8;;http://x/\x1b\\", "\x1bPq#0\x1b\\",
     "\x1b_apc\x1b\\", "\x1b\\", "\x1b\x1b[m", "\x1b[", "\x1b",
+    // OSCs: one-digit numbers ended by BEL or ESC are taken (titles kept), the rest stop it.
+    "\x1b]0;t\x07", "\x1b]1;icon\x1b\\", "\x1b]2;\x07", "\x1b]2;w\x1b[m", "\x1b]3;x\x07",
+    "\x1b]8;;https://example.invalid/1\x1b\\link\x1b]8;;\x1b\\", "\x1b]9;\xc3\xa9\x7f\x07",
+    "\x1b]0;a\nb\x07", "\x1b]0;a\x0e\x07", "\x1b]0;a\x18", "\x1b]00;t\x07", "\x1b];t\x07",
+    "\x1b]52;c;?\x07", "\x1b]133;A\x07", "\x1b]:;x\x07", "\x1b]0", "\x1b]", "\x1b]0;",
+    "\x1b]0;open title with no end yet ",
 };
 
 std::string random_stream(std::mt19937& rng, size_t n) {
@@ -34,14 +40,31 @@ std::string random_stream(std::mt19937& rng, size_t n) {
   return s;
 }
 
-void check_window(const std::string& w) {
-  REQUIRE(w.size() >= Window::kSize);
-  Window a = skim(w.data()), b = skim_reference(w.data());
-  INFO("window " << Catch::Detail::stringify(w.substr(0, Window::kSize)));
+void check_same(const Window& a, const Window& b) {
   CHECK(a.stop == b.stop);
   CHECK(a.esc == b.esc);
   CHECK(a.sgr == b.sgr);
   CHECK(a.sgr_reset == b.sgr_reset);
+  CHECK(a.title == b.title);
+  CHECK(a.osc_end == b.osc_end);
+}
+
+// skim() and every classifier this CPU can run (AVX-512, AVX2, SSE2, scalar) against the reference.
+void check_window(const std::string& w) {
+  REQUIRE(w.size() >= Window::kSize);
+  const Window ref = skim_reference(w.data());
+  INFO("window " << Catch::Detail::stringify(w.substr(0, Window::kSize)));
+  check_same(skim(w.data()), ref);
+  for (Isa isa : {Isa::Scalar, Isa::Sse2, Isa::Avx2, Isa::Avx512}) {
+    if (!isa_supported(isa)) continue;
+    INFO("classifier " << static_cast<int>(isa));
+    check_same(skim_with(isa, w.data()), ref);
+  }
+}
+
+bool same_title(const Tracker& a, const Tracker& b) {
+  return a.title().set == b.title().set && a.title().code == b.title().code &&
+         a.title().view() == b.title().view();
 }
 
 Tracker fed(const std::vector<std::string_view>& parts) {
@@ -90,6 +113,7 @@ TEST_CASE("term tracker: windows agree with the state machine at every split", "
     const Tracker whole = fed({in});
     REQUIRE(whole.state() == slow.state());
     REQUIRE(whole.mid_sequence() == slow.mid_sequence());
+    REQUIRE(same_title(whole, slow));
     REQUIRE(undo(whole) == undo(slow));
     for (size_t cut = 1; cut < in.size(); ++cut) {
       const std::string_view v(in);
@@ -97,6 +121,7 @@ TEST_CASE("term tracker: windows agree with the state machine at every split", "
       INFO("cut at " << cut);
       REQUIRE(t.state() == slow.state());
       REQUIRE(t.mid_sequence() == slow.mid_sequence());
+      REQUIRE(same_title(t, slow));
     }
   }
 }
