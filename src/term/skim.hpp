@@ -14,16 +14,16 @@ struct Window {
   //  - whole `ESC [ params final` sequences with parameter bytes only (no marker < = > ?, no
   //    intermediate, no control inside) whose final is untracked or `m`;
   //  - `ESC \` (ST, which does nothing outside a string);
-  //  - whole `ESC ] D ; payload` with one digit D, a payload of bytes >= 0x20 and a BEL (taken)
-  //    or an ESC (not part of it: read next, as the state machine reads it) after it;
+  //  - whole OSCs: `ESC ]`, bytes >= 0x20, and a BEL (taken) or an ESC (not part of it: read
+  //    next, as the state machine reads it after an OSC);
   // and no SO or SI among them. The byte at `stop` (when < 64) is an ESC, SO or SI the caller
   // reads with the state machine.
   unsigned stop = 0;
   uint64_t esc = 0;        // ESC positions below stop (CSIs, STs, OSCs)
   uint64_t sgr = 0;        // positions of the `m` of each SGR below stop
   uint64_t sgr_reset = 0;  // those whose parameters are empty, `0` or start with `0;`
-  uint64_t title = 0;      // the ESC of each OSC 0, 1 or 2 below stop
-  uint64_t osc_end = 0;    // the BEL or ESC that ends each OSC below stop (at most at stop)
+  uint64_t osc = 0;        // the ESC of each OSC below stop (which set a title: the caller reads)
+  uint64_t osc_end = 0;    // the BEL or ESC that ends each of them (at most at stop)
 };
 
 // `p` points at 64 readable bytes; the tracker is in the ground state at p[0].

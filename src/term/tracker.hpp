@@ -65,7 +65,8 @@ private:
   bool in_string() const { return state_ >= S::OscNum; }
 
   size_t step_ground(std::string_view in, size_t i);
-  unsigned skim_window(const char* p, const char* end);
+  unsigned skim_window(const char* p, const char* end, bool& escapes);
+  bool window_title(const char* p, uint64_t end);
   size_t step_string(std::string_view in, size_t i);
   size_t scan_params(std::string_view in, size_t i);
   size_t whole_csi(std::string_view in, size_t i);
@@ -84,10 +85,13 @@ private:
   void title_op();
   void add_interm(unsigned char c);
   void log_sgr(std::string_view raw);
+  void log_sgrs(const char* base, uint64_t sgr, uint64_t reset, uint64_t esc);
   void apply_sgr_log();
-  // The attributes brought up to date: nothing outside feed() sees the log.
+  void settle_titles();
+  // The attributes and the title brought up to date: nothing outside feed() sees the logs.
   void settle() {
     if (sgr_log_len_ || sgr_from_default_) apply_sgr_log();
+    if (osc_log_len_) settle_titles();
   }
 
   TermState st_;
@@ -101,11 +105,25 @@ private:
   bool osc_title_long_ = false;
   Title pending_title_;
   uint64_t now_ = 0, string_since_ = 0;
-  // SGR parameter strings not yet applied to st_.cur.sgr (log_sgr): views into the bytes of
+  // SGRs not yet applied to st_.cur.sgr, a window's at a time: `ESC [ params m` with its ESC at
+  // a bit of `esc` and its m at a bit of `sgr`, relative to `base`, a view into the bytes of
   // the current feed(), which applies them before it returns, so none outlives its bytes.
+  struct SgrRun {
+    const char* base;
+    uint64_t sgr, esc;
+  };
   static constexpr size_t kSgrLog = 24;
-  std::array<std::string_view, kSgrLog> sgr_log_{};
+  std::array<SgrRun, kSgrLog> sgr_log_{};
   uint16_t sgr_log_len_ = 0;
+  // The windows' OSCs since the last title another path set, likewise: the last of them that
+  // is a title is kept (settle_titles), read from the end.
+  struct OscRun {
+    const char* base;
+    uint64_t osc, end;
+  };
+  static constexpr size_t kOscLog = 32;
+  std::array<OscRun, kOscLog> osc_log_{};
+  uint16_t osc_log_len_ = 0;
   bool sgr_from_default_ = false;  // the log starts from the default attributes
 };
 

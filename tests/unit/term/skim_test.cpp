@@ -45,7 +45,7 @@ void check_same(const Window& a, const Window& b) {
   CHECK(a.esc == b.esc);
   CHECK(a.sgr == b.sgr);
   CHECK(a.sgr_reset == b.sgr_reset);
-  CHECK(a.title == b.title);
+  CHECK(a.osc == b.osc);
   CHECK(a.osc_end == b.osc_end);
 }
 
