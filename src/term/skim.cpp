@@ -18,8 +18,7 @@ bool tracked_not_m(unsigned char f) { return f >= 'h' && f <= 'u' && f != 'm'; }
 
 // One bit per byte of the window, per byte class.
 struct Classes {
-  uint64_t esc, lbracket, rbracket, backslash, param, final, m, tracked, zero, semi, marker, shift,
-      ctl, bel;
+  uint64_t esc, lbracket, rbracket, backslash, param, final, m, tracked, marker, shift, ctl, bel;
 };
 
 [[gnu::always_inline]] inline Classes classify_scalar(const char* p) {
@@ -35,8 +34,6 @@ struct Classes {
     if (b >= 0x40 && b <= 0x7e) c.final |= bit;
     if (b == 'm') c.m |= bit;
     if (tracked_not_m(b)) c.tracked |= bit;
-    if (b == '0') c.zero |= bit;
-    if (b == ';') c.semi |= bit;
     if (b >= '<' && b <= '?') c.marker |= bit;
     if ((b & 0xfe) == 0x0e) c.shift |= bit;
     if (b < 0x20) c.ctl |= bit;
@@ -58,18 +55,20 @@ struct Classes {
 // or SI) ends the window. Inlined into each classifier's function: the masks stay in registers.
 [[gnu::always_inline]] inline Window skim_classes(const Classes& c) {
   const uint64_t open = (c.esc << 1) & c.lbracket;  // '[' right after an ESC
-  const uint64_t xo = ((c.esc << 1) & c.rbracket) << 1;  // the byte after each `ESC ]`
+  const uint64_t osc = (c.esc << 1) & c.rbracket;   // ']' right after an ESC
+  const uint64_t xo = osc << 1;                     // the byte after it (lost past bit 63)
   const uint64_t sum_o = xo + ~c.ctl;
   const bool carry_o = sum_o < xo;                  // the last OSC's body reaches the end
   const uint64_t yo = sum_o & c.ctl;                // the control that ends each OSC
   // `ESC \` (ST) with no string open does nothing: the window takes it as two bytes of text.
-  // An ESC at bit 63, or `ESC ]` at 62, is alone: its sequence is not whole here.
-  const uint64_t esc_alone = c.esc & ~(c.lbracket >> 1) & ~(c.backslash >> 1) & ~(xo >> 2);
+  // An ESC at bit 63 is not alone but crossing, as is `ESC [` or `ESC ]` at bits 62-63.
+  const uint64_t esc_alone =
+      c.esc & ~(c.lbracket >> 1) & ~(c.backslash >> 1) & ~(osc >> 1) & ~(uint64_t{1} << 63);
   const uint64_t x = open << 1;                        // a '[' at bit 63 is lost: crossing
   const uint64_t sum = x + c.param;
   const uint64_t carry = sum < x;                      // the last parameter run reaches the end
   const uint64_t y = sum & ~c.param;
-  const uint64_t crossing = (open >> 63) | carry | carry_o;
+  const uint64_t crossing = (open >> 63) | (osc >> 63) | (c.esc >> 63) | carry | carry_o;
   const uint64_t whole_x = x & ~(carry << (63 - __builtin_clzll(x | 1)));
   const uint64_t params = y - whole_x;                 // the parameter bytes of whole sequences
   const uint64_t bad =
@@ -80,9 +79,8 @@ struct Classes {
   // predicted branch, so that the next window need not wait for the rest of this one.
   const uint64_t alone = esc_alone | c.shift;
   uint64_t keep;
-  if (__builtin_expect((bad | alone) == 0, 1)) {
-    if (crossing) keep = (uint64_t{1} << (63 - __builtin_clzll(c.esc | 1))) - 1;
-    else keep = ~uint64_t{0};
+  if (__builtin_expect((bad | alone) == 0, 1)) {  // up to the last ESC, or all of it
+    keep = ((uint64_t{1} << (63 - __builtin_clzll(c.esc | 1))) - 1) | (crossing - 1);
   } else {  // selects: (m & -m) - 1 is the bits below m's lowest, all of them when m is 0
     const uint64_t before = c.esc & ((bad & -bad) - 1);
     const uint64_t back = (uint64_t{1} << (63 - __builtin_clzll(before | 1))) - 1;
@@ -93,14 +91,10 @@ struct Classes {
   w.stop = static_cast<unsigned>(__builtin_popcountll(keep));  // keep is a run from bit 0
   w.esc = c.esc & keep;
   w.sgr = y & c.m & keep;
-  const uint64_t zero_semi = (((x & c.zero & (c.semi >> 1)) + c.param) & ~c.param);  // "0;..."
-  w.sgr_reset = w.sgr & (zero_semi | (x & y) | ((x & c.zero) << 1 & y));
   w.osc = (xo >> 2) & keep;
   w.osc_end = yo & (keep << 1 | 1);  // an OSC ended by an ESC may end at the stop
   return w;
 }
-
-Window skim_scalar(const char* p) { return skim_classes(classify_scalar(p)); }
 
 #ifdef BLAUDE_SKIM_X86
 // SSE2 (every x86-64) 16 bytes at a time, AVX2 32 at a time (two halves), AVX-512BW 64 at once
@@ -130,8 +124,6 @@ typedef signed char s16 __attribute__((vector_size(16)));
     c.final |= bits(in(0x40, 0x7e));
     c.m |= bits(m);
     c.tracked |= bits(in('h', 'u') & ~m);
-    c.zero |= bits(v == '0');
-    c.semi |= bits(v == ';');
     c.marker |= bits(in('<', '?'));
     c.shift |= bits(in(0x0e, 0x0f));
     c.ctl |= bits(in(0x00, 0x1f));
@@ -139,8 +131,6 @@ typedef signed char s16 __attribute__((vector_size(16)));
   }
   return c;
 }
-
-Window skim_sse2(const char* p) { return skim_classes(classify_sse2(p)); }
 
 #define BLAUDE_AVX2_EQ(v, ch) _mm256_cmpeq_epi8(v, _mm256_set1_epi8(static_cast<char>(ch)))
 #define BLAUDE_AVX2_IN(v, lo, hi)                                                  \
@@ -150,7 +140,8 @@ Window skim_sse2(const char* p) { return skim_classes(classify_sse2(p)); }
   (uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(F(a, __VA_ARGS__)))} |             \
    uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(F(b, __VA_ARGS__)))} << 32)
 
-__attribute__((target("avx2,bmi,bmi2,popcnt"))) Window skim_avx2(const char* p) {
+#define BLAUDE_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
+BLAUDE_AVX2 [[gnu::always_inline]] inline Classes classify_avx2(const char* p) {
   const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
   const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32));
   Classes c;
@@ -162,60 +153,147 @@ __attribute__((target("avx2,bmi,bmi2,popcnt"))) Window skim_avx2(const char* p) 
   c.final = BLAUDE_AVX2_BITS(BLAUDE_AVX2_IN, 0x40, 0x7e);
   c.m = BLAUDE_AVX2_BITS(BLAUDE_AVX2_EQ, 'm');
   c.tracked = BLAUDE_AVX2_BITS(BLAUDE_AVX2_IN, 'h', 'u') & ~c.m;
-  c.zero = BLAUDE_AVX2_BITS(BLAUDE_AVX2_EQ, '0');
-  c.semi = BLAUDE_AVX2_BITS(BLAUDE_AVX2_EQ, ';');
   c.marker = BLAUDE_AVX2_BITS(BLAUDE_AVX2_IN, '<', '?');
   c.shift = BLAUDE_AVX2_BITS(BLAUDE_AVX2_IN, 0x0e, 0x0f);
   c.ctl = BLAUDE_AVX2_BITS(BLAUDE_AVX2_IN, 0x00, 0x1f);
   c.bel = BLAUDE_AVX2_BITS(BLAUDE_AVX2_EQ, BEL);
-  return skim_classes(c);
+  return c;
 }
 #undef BLAUDE_AVX2_EQ
 #undef BLAUDE_AVX2_IN
 #undef BLAUDE_AVX2_BITS
 
 // One compare per class straight into a 64-bit mask: a third of the AVX2 body's instructions.
-__attribute__((target("avx512bw,bmi,bmi2,popcnt"))) Window skim_avx512(const char* p) {
+// The constants are made once per run and hidden from the optimizer (an empty asm that "may
+// change" each), which otherwise builds each again in every window: 2 of the ~5 instructions
+// per class.
+#define BLAUDE_AVX512 __attribute__((target("avx512bw,bmi,bmi2,popcnt")))
+struct K512 {
+  __m512i esc, lbracket, rbracket, backslash, m, bel, ctl_max, param_lo, param_n,
+      final_lo, final_n, tracked_lo, tracked_n, marker_lo, marker_n, shift_lo, shift_n;
+};
+
+BLAUDE_AVX512 [[gnu::always_inline]] inline K512 k512() {
+  auto c = [](int v) { return v; };  // (plain ints: the lambda needs no target)
+  K512 k;
+#define BLAUDE_K(field, v)                                   \
+  k.field = _mm512_set1_epi8(static_cast<char>(c(v)));       \
+  __asm__("" : "+v"(k.field));
+  BLAUDE_K(esc, ESC)
+  BLAUDE_K(lbracket, '[')
+  BLAUDE_K(rbracket, ']')
+  BLAUDE_K(backslash, '\\')
+  BLAUDE_K(m, 'm')
+  BLAUDE_K(bel, BEL)
+  BLAUDE_K(ctl_max, 0x1f)
+  BLAUDE_K(param_lo, 0x30)
+  BLAUDE_K(param_n, 0x3f - 0x30)
+  BLAUDE_K(final_lo, 0x40)
+  BLAUDE_K(final_n, 0x7e - 0x40)
+  BLAUDE_K(tracked_lo, 'h')
+  BLAUDE_K(tracked_n, 'u' - 'h')
+  BLAUDE_K(marker_lo, '<')
+  BLAUDE_K(marker_n, '?' - '<')
+  BLAUDE_K(shift_lo, 0x0e)
+  BLAUDE_K(shift_n, 1)
+#undef BLAUDE_K
+  return k;
+}
+
+BLAUDE_AVX512 [[gnu::always_inline]] inline Classes classify_avx512(const char* p, const K512& k) {
   const __m512i v = _mm512_loadu_si512(p);
-#define BLAUDE_EQ(ch) _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(static_cast<char>(ch)))
-#define BLAUDE_IN(lo, hi)                                                             \
-  _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(static_cast<char>(lo))), \
-                         _mm512_set1_epi8(static_cast<char>((hi) - (lo))))
+#define BLAUDE_EQ(field) _mm512_cmpeq_epi8_mask(v, k.field)
+#define BLAUDE_IN(name) _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, k.name##_lo), k.name##_n)
   Classes c;
-  c.esc = BLAUDE_EQ(ESC);
-  c.lbracket = BLAUDE_EQ('[');
-  c.rbracket = BLAUDE_EQ(']');
-  c.backslash = BLAUDE_EQ('\\');
-  c.param = BLAUDE_IN(0x30, 0x3f);
-  c.final = BLAUDE_IN(0x40, 0x7e);
-  c.m = BLAUDE_EQ('m');
-  c.tracked = BLAUDE_IN('h', 'u') & ~c.m;
-  c.zero = BLAUDE_EQ('0');
-  c.semi = BLAUDE_EQ(';');
-  c.marker = BLAUDE_IN('<', '?');
-  c.shift = BLAUDE_IN(0x0e, 0x0f);
-  c.ctl = BLAUDE_IN(0x00, 0x1f);
-  c.bel = BLAUDE_EQ(BEL);
+  c.esc = BLAUDE_EQ(esc);
+  c.lbracket = BLAUDE_EQ(lbracket);
+  c.rbracket = BLAUDE_EQ(rbracket);
+  c.backslash = BLAUDE_EQ(backslash);
+  c.param = BLAUDE_IN(param);
+  c.final = BLAUDE_IN(final);
+  c.m = BLAUDE_EQ(m);
+  c.tracked = BLAUDE_IN(tracked) & ~c.m;
+  c.marker = BLAUDE_IN(marker);
+  c.shift = BLAUDE_IN(shift);
+  c.ctl = _mm512_cmple_epu8_mask(v, k.ctl_max);
+  c.bel = BLAUDE_EQ(bel);
 #undef BLAUDE_EQ
 #undef BLAUDE_IN
-  return skim_classes(c);
+  return c;
 }
 #endif
 
-using SkimFn = Window (*)(const char*);
+// The run loop of skim_run(), in each classifier's own function (a template would not inline
+// a classifier built for another target into it).
+#define BLAUDE_SKIM_RUN(CLASSIFY)                                                          \
+  Skimmed r;                                                                               \
+  const char* const start = p;                                                             \
+  for (;;) {                                                                               \
+    const size_t left = static_cast<size_t>(end - p);                                      \
+    Window w;                                                                              \
+    if (left >= Window::kSize) {                                                           \
+      w = skim_classes(CLASSIFY(p));                                                       \
+    } else {                                                                               \
+      char pad[Window::kSize];                                                             \
+      std::memcpy(pad, p, left);                                                           \
+      std::memset(pad + left, 0x0e, Window::kSize - left);  /* SO: the window ends there */ \
+      w = skim_classes(CLASSIFY(pad));                                                     \
+    }                                                                                      \
+    found[r.found] = Found{p, w.sgr, w.esc, w.osc, w.osc_end};                           \
+    r.found += (w.sgr | w.osc) != 0;                                                       \
+    p += w.stop;                                                                           \
+    if (w.stop == 0) {                                                                     \
+      r.at_control = true;                                                                 \
+      break;                                                                               \
+    }                                                                                      \
+    if (w.esc == 0 || p >= end || r.found == room) break;                                  \
+  }                                                                                        \
+  r.taken = static_cast<size_t>(p - start);                                                \
+  return r;
 
-SkimFn skim_fn(Isa isa) {
+Window skim_scalar(const char* p) { return skim_classes(classify_scalar(p)); }
+Skimmed run_scalar(const char* p, const char* end, Found* found, size_t room) {
+  BLAUDE_SKIM_RUN(classify_scalar)
+}
+#ifdef BLAUDE_SKIM_X86
+Window skim_sse2(const char* p) { return skim_classes(classify_sse2(p)); }
+Skimmed run_sse2(const char* p, const char* end, Found* found, size_t room) {
+  BLAUDE_SKIM_RUN(classify_sse2)
+}
+BLAUDE_AVX2 Window skim_avx2(const char* p) { return skim_classes(classify_avx2(p)); }
+BLAUDE_AVX2 Skimmed run_avx2(const char* p, const char* end, Found* found, size_t room) {
+  BLAUDE_SKIM_RUN(classify_avx2)
+}
+BLAUDE_AVX512 Window skim_avx512(const char* p) { return skim_classes(classify_avx512(p, k512())); }
+BLAUDE_AVX512 Skimmed run_avx512(const char* p, const char* end, Found* found, size_t room) {
+  const K512 k = k512();
+#define BLAUDE_CLASSIFY_512(q) classify_avx512(q, k)
+  BLAUDE_SKIM_RUN(BLAUDE_CLASSIFY_512)
+#undef BLAUDE_CLASSIFY_512
+}
+#endif
+#undef BLAUDE_SKIM_RUN
+
+using SkimFn = Window (*)(const char*);
+using RunFn = Skimmed (*)(const char*, const char*, Found*, size_t);
+
+struct Fns {
+  SkimFn skim;
+  RunFn run;
+};
+
+Fns fns(Isa isa) {
 #ifdef BLAUDE_SKIM_X86
   switch (isa) {
-    case Isa::Avx512: return skim_avx512;
-    case Isa::Avx2: return skim_avx2;
-    case Isa::Sse2: return skim_sse2;
+    case Isa::Avx512: return {skim_avx512, run_avx512};
+    case Isa::Avx2: return {skim_avx2, run_avx2};
+    case Isa::Sse2: return {skim_sse2, run_sse2};
     case Isa::Scalar: break;
   }
 #else
   (void)isa;
 #endif
-  return skim_scalar;
+  return {skim_scalar, run_scalar};
 }
 
 }  // namespace
@@ -233,15 +311,23 @@ bool isa_supported(Isa isa) {
 }
 
 // Chosen once, the widest the CPU has (valgrind hides AVX-512: under it this is AVX2).
-Window skim(const char* p) {
-  static const SkimFn fn = skim_fn(isa_supported(Isa::Avx512) ? Isa::Avx512
-                                   : isa_supported(Isa::Avx2) ? Isa::Avx2
-                                   : isa_supported(Isa::Sse2) ? Isa::Sse2
-                                                              : Isa::Scalar);
-  return fn(p);
+namespace {
+const Fns& best() {
+  static const Fns f = fns(isa_supported(Isa::Avx512) ? Isa::Avx512
+                           : isa_supported(Isa::Avx2) ? Isa::Avx2
+                           : isa_supported(Isa::Sse2) ? Isa::Sse2
+                                                      : Isa::Scalar);
+  return f;
+}
+}  // namespace
+
+Window skim(const char* p) { return best().skim(p); }
+
+Skimmed skim_run(const char* p, const char* end, Found* found, size_t room) {
+  return best().run(p, end, found, room);
 }
 
-Window skim_with(Isa isa, const char* p) { return skim_fn(isa)(p); }
+Window skim_with(Isa isa, const char* p) { return fns(isa).skim(p); }
 
 Window skim_reference(const char* p) {
   Window w;
@@ -277,11 +363,7 @@ Window skim_reference(const char* p) {
     unsigned char f = at(j);
     if (f < 0x40 || f > 0x7e || marker || tracked_not_m(f)) break;
     w.esc |= uint64_t{1} << i;
-    if (f == 'm') {
-      w.sgr |= uint64_t{1} << j;
-      if (j == i + 2 || (p[i + 2] == '0' && (j == i + 3 || p[i + 3] == ';')))
-        w.sgr_reset |= uint64_t{1} << j;
-    }
+    if (f == 'm') w.sgr |= uint64_t{1} << j;
     i = j + 1;
   }
   w.stop = i;

@@ -129,66 +129,65 @@ bool sgr_starts_from_default(std::string_view p) {
 }  // namespace
 
 // SGR is the one tracked sequence a TUI sends all the time (a colour per cell run, a reset
-// after it). Its parameters are kept where they are in the read, from the last SGR that
-// started from the default on, and applied only when something reads the attributes: before
-// any other dispatch, at the end of each feed(), or when the log is full. A window's SGRs are
-// one entry, logged without a branch per window: dropping what came before a reset is only a
-// saving (the reset itself, applied, gives the same attributes).
-void Tracker::log_sgrs(const char* base, uint64_t sgr, uint64_t reset, uint64_t esc) {
-  const bool from_default = reset != 0;
-  sgr &= ~((uint64_t{1} << (63 - __builtin_clzll(reset | 1))) - 1);  // from the last reset on
-  sgr_log_len_ = static_cast<uint16_t>(sgr_log_len_ * !from_default);  // not a branch
-  sgr_from_default_ |= from_default;
-  sgr_log_[sgr_log_len_] = SgrRun{base, sgr, esc};
-  sgr_log_len_ = static_cast<uint16_t>(sgr_log_len_ + (sgr != 0));
-  if (sgr_log_len_ == kSgrLog) apply_sgr_log();
-}
-
-// One SGR from whole_csi(): `raw` is its parameters, right after `ESC [`.
+// after it). Its parameters are kept where they are in the read and applied only when
+// something reads the attributes, from the last SGR that starts from the default on: before
+// that, nothing matters. A window's SGRs come as one entry of the log (skim_run); whole_csi()
+// logs one SGR as an entry of its own.
 void Tracker::log_sgr(std::string_view raw) {
   const size_t m = raw.size() + 2;  // the final byte, from the ESC
+  if (log_len_ == kLog) apply_log();
   if (m < 64) {
     const uint64_t bit = uint64_t{1} << m;
-    log_sgrs(raw.data() - 2, bit, sgr_starts_from_default(raw) ? bit : 0, 1);
+    log_[log_len_++] = Found{raw.data() - 2, bit, 1, 0, 0};
     return;
   }
-  apply_sgr_log();  // too long for a run: applied now, in order
+  apply_log();  // too long for an entry: applied now, in order
   Params ps;
   parse_params(raw.data(), raw.data() + raw.size(), ps);
   apply_sgr(st_.cur.sgr, ps);
 }
 
+// From the last SGR that starts from the default on (found from the end: a TUI resets every
+// few SGRs); dropping what came before it is only a saving.
 void Tracker::apply_sgr_log() {
-  if (sgr_from_default_) st_.cur.sgr = Sgr{};
-  sgr_from_default_ = false;
+  size_t k = log_len_;
+  uint64_t from = ~uint64_t{0};  // in log_[k]: the SGRs from the reset on
+  bool reset = false;
+  while (k > 0 && !reset) {
+    const Found& r = log_[--k];
+    for (uint64_t sgr = r.sgr; sgr && !reset;) {
+      const unsigned y = 63 - static_cast<unsigned>(__builtin_clzll(sgr));
+      sgr &= ~(uint64_t{1} << y);
+      const unsigned e = 63 - static_cast<unsigned>(__builtin_clzll(r.esc & ((uint64_t{1} << y) - 1)));
+      reset = sgr_starts_from_default(std::string_view(r.base + e + 2, y - e - 2));
+      from = ~((uint64_t{1} << y) - 1);
+    }
+  }
+  if (reset) st_.cur.sgr = Sgr{};
+  else from = ~uint64_t{0}, k = 0;
   Params ps;
-  for (size_t k = 0; k < sgr_log_len_; ++k) {
-    const SgrRun& r = sgr_log_[k];
-    for (uint64_t sgr = r.sgr; sgr; sgr &= sgr - 1) {
+  for (; k < log_len_; ++k, from = ~uint64_t{0}) {
+    const Found& r = log_[k];
+    for (uint64_t sgr = r.sgr & from; sgr; sgr &= sgr - 1) {
       const unsigned y = static_cast<unsigned>(__builtin_ctzll(sgr));
       const unsigned e = 63 - static_cast<unsigned>(__builtin_clzll(r.esc & ((uint64_t{1} << y) - 1)));
       parse_params(r.base + e + 2, r.base + y, ps);
       apply_sgr(st_.cur.sgr, ps);
     }
   }
-  sgr_log_len_ = 0;
 }
 
 // The last OSC the windows took that sets a title (0, 1 or 2), as whole_osc() would keep it.
 void Tracker::settle_titles() {
-  for (size_t k = osc_log_len_; k-- > 0;) {
-    const OscRun& r = osc_log_[k];
+  for (size_t k = log_len_; k-- > titles_from_;) {
+    const Found& r = log_[k];
     for (uint64_t osc = r.osc; osc;) {
       const unsigned e = 63 - static_cast<unsigned>(__builtin_clzll(osc));
       osc &= ~(uint64_t{1} << e);
       // Its end: the lowest end above its ESC (an end at the ESC itself is the OSC before).
-      if (window_title(r.base + e, (r.end >> e) & ~uint64_t{1})) {
-        osc_log_len_ = 0;
-        return;
-      }
+      if (window_title(r.base + e, (r.osc_end >> e) & ~uint64_t{1})) return;
     }
   }
-  osc_log_len_ = 0;
 }
 
 void Tracker::feed(std::string_view in, uint64_t now_ms) {
@@ -246,15 +245,9 @@ size_t Tracker::step_ground(std::string_view in, size_t i) {
     p = next_ground_control(p, end);
     if (p == end) break;
     if (end - p > 1 && (p[1] == '[' || p[1] == '\\' || p[1] == ']')) {  // CSI, ST, OSC: windows
-      // Back to back while they meet escapes (a window starts anywhere in the ground state);
-      // a window of text alone goes back to the text scan, which is cheaper on text.
-      unsigned n;
-      bool escapes;
-      do {
-        n = skim_window(p, end, escapes);
-        p += n;
-      } while (n && escapes && p < end);
-      if (n) continue;  // else p is at an ESC, SO or SI no window takes
+      bool at_control;
+      p = skim_windows(p, end, at_control);
+      if (!at_control) continue;  // else p is at an ESC, SO or SI no window takes
     }
     unsigned char c = static_cast<unsigned char>(*p);
     if (c == ESC) {
@@ -275,9 +268,6 @@ size_t Tracker::step_ground(std::string_view in, size_t i) {
   return in.size();
 }
 
-// One skim() window at p: its SGRs and its OSCs are logged, as one entry each, for settle().
-// Fewer than 64 bytes left: a copy padded with SO, which ends the window where the read ends
-// (a sequence cut by the end of the read is not whole: the window stops at its ESC).
 // `ESC ] Ps ; text` at p, ended at the lowest bit of `end`: kept as the title, as whole_osc()
 // would keep it, when Ps is 0, 1 or 2. True when it was a title.
 bool Tracker::window_title(const char* p, uint64_t end) {
@@ -293,20 +283,18 @@ bool Tracker::window_title(const char* p, uint64_t end) {
   return true;
 }
 
-unsigned Tracker::skim_window(const char* p, const char* end, bool& escapes) {
-  const size_t left = static_cast<size_t>(end - p);
-  char pad[Window::kSize];
-  if (left < Window::kSize) {
-    std::memcpy(pad, p, left);
-    std::memset(pad + left, SO, Window::kSize - left);
+// Windows from p (skim_run), their findings logged; the log applied whenever it is full.
+// Returns where they stopped: at end, after text (at_control false), or at an ESC, SO or SI
+// that no window takes (at_control true).
+const char* Tracker::skim_windows(const char* p, const char* end, bool& at_control) {
+  for (;;) {
+    const Skimmed r = skim_run(p, end, log_.data() + log_len_, kLog - log_len_);
+    p += r.taken;
+    log_len_ = static_cast<uint16_t>(log_len_ + r.found);
+    at_control = r.at_control;
+    if (log_len_ < kLog || at_control || p >= end) return p;
+    apply_log();  // full: on from here
   }
-  const Window w = skim(left < Window::kSize ? pad : p);  // the logs keep views of p, not pad
-  log_sgrs(p, w.sgr, w.sgr_reset, w.esc);
-  osc_log_[osc_log_len_] = OscRun{p, w.osc, w.osc_end};
-  osc_log_len_ = static_cast<uint16_t>(osc_log_len_ + (w.osc != 0));
-  if (osc_log_len_ == kOscLog) settle_titles();
-  escapes = w.esc != 0;
-  return w.stop;
 }
 
 // Whether a CSI with this marker, intermediate and final byte changes anything tracked. Most
@@ -371,7 +359,7 @@ size_t Tracker::whole_osc(std::string_view in, size_t i) {
   if (p == in.data() + n || (*p != BEL && *p != ESC)) return 0;
   const size_t len = static_cast<size_t>(p - text);
   if (num <= 2 && len <= Title::kMax) {  // as end_osc(); a longer title is not kept
-    osc_log_len_ = 0;                     // the windows' titles came before this one
+    titles_from_ = log_len_;              // the windows' titles came before this one
     title_.code = static_cast<uint8_t>(num);
     title_.set = true;
     title_.len = static_cast<uint16_t>(len);
@@ -480,7 +468,7 @@ void Tracker::end_osc() {
   pending_title_.code = static_cast<uint8_t>(osc_num_);
   pending_title_.set = true;
   title_ = pending_title_;
-  osc_log_len_ = 0;  // the windows' titles came before this one
+  titles_from_ = log_len_;  // the windows' titles came before this one
 }
 
 void Tracker::add_interm(unsigned char c) {
