@@ -141,7 +141,7 @@ typedef signed char s16 __attribute__((vector_size(16)));
    uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(F(b, __VA_ARGS__)))} << 32)
 
 #define BLAUDE_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
-BLAUDE_AVX2 [[gnu::always_inline]] inline Classes classify_avx2(const char* p) {
+[[gnu::always_inline]] BLAUDE_AVX2 inline Classes classify_avx2(const char* p) {
   const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
   const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32));
   Classes c;
@@ -173,7 +173,7 @@ struct K512 {
       final_lo, final_n, tracked_lo, tracked_n, marker_lo, marker_n, shift_lo, shift_n;
 };
 
-BLAUDE_AVX512 [[gnu::always_inline]] inline K512 k512() {
+[[gnu::always_inline]] BLAUDE_AVX512 inline K512 k512() {
   auto c = [](int v) { return v; };  // (plain ints: the lambda needs no target)
   K512 k;
 #define BLAUDE_K(field, v)                                   \
@@ -200,7 +200,7 @@ BLAUDE_AVX512 [[gnu::always_inline]] inline K512 k512() {
   return k;
 }
 
-BLAUDE_AVX512 [[gnu::always_inline]] inline Classes classify_avx512(const char* p, const K512& k) {
+[[gnu::always_inline]] BLAUDE_AVX512 inline Classes classify_avx512(const char* p, const K512& k) {
   const __m512i v = _mm512_loadu_si512(p);
 #define BLAUDE_EQ(field) _mm512_cmpeq_epi8_mask(v, k.field)
 #define BLAUDE_IN(name) _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, k.name##_lo), k.name##_n)

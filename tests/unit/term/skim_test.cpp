@@ -97,6 +97,38 @@ TEST_CASE("term skim: a window stops where the bytes are not what it takes", "[t
   CHECK(skim(std::string(64, 'x').data()).stop == 64);
 }
 
+// ptybench's escapes mix has a title or a link every ~100 bytes: a window takes them whole, so
+// that the state machine is not entered once per OSC, and the tracker keeps the last title.
+TEST_CASE("term skim: titles and links are taken inside a window", "[term]") {
+  const std::string head = "\x1b]0;one\x07" "ab\x1b]8;;http://x/\x1b\\link\x1b]8;;\x1b\\\x1b]2;two\x1b\\";
+  const std::string w = head + std::string(64, 'x');
+  const Window a = skim(w.data());
+  CHECK(a.stop == 64);
+  uint64_t oscs = 0;
+  for (size_t at = w.find("\x1b]"); at < head.size(); at = w.find("\x1b]", at + 1)) oscs |= uint64_t{1} << at;
+  CHECK(a.osc == oscs);
+  Tracker t;
+  t.feed(w);
+  CHECK(t.title().set);
+  CHECK(t.title().code == 2);
+  CHECK(t.title().view() == "two");
+  // An OSC ended by the ESC of the next one: the next one is the last title, not the first.
+  Tracker u;
+  u.feed("\x1b]0;a\x1b]2;w\x07" + std::string(64, 'x'));
+  CHECK(u.title().code == 2);
+  CHECK(u.title().view() == "w");
+  // A link after the last title does not replace it; a title the state machine reads (a control
+  // inside) after the window's titles does.
+  Tracker v;
+  v.feed("\x1b]1;icon\x07\x1b]8;;u\x1b\\" + std::string(64, 'x') + "\x1b]2;a\tb\x07");
+  CHECK(v.title().code == 2);
+  CHECK(v.title().view() == "ab");
+  Tracker z;
+  z.feed("\x1b]1;icon\x07\x1b]8;;u\x1b\\" + std::string(64, 'x'));
+  CHECK(z.title().code == 1);
+  CHECK(z.title().view() == "icon");
+}
+
 // The same streams through the tracker: fed whole (windows), cut at every point, and one byte
 // per feed (the state machine alone) must agree on the state, the undo bytes and whether the
 // stream ended inside a sequence.
