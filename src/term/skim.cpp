@@ -132,36 +132,68 @@ typedef signed char s16 __attribute__((vector_size(16)));
   return c;
 }
 
-#define BLAUDE_AVX2_EQ(v, ch) _mm256_cmpeq_epi8(v, _mm256_set1_epi8(static_cast<char>(ch)))
-#define BLAUDE_AVX2_IN(v, lo, hi)                                                  \
-  _mm256_cmpgt_epi8(_mm256_set1_epi8(static_cast<char>(-128 + (hi) - (lo) + 1)), \
-                    _mm256_add_epi8(v, _mm256_set1_epi8(static_cast<char>(0x80 - (lo)))))
-#define BLAUDE_AVX2_BITS(F, ...)                                                          \
-  (uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(F(a, __VA_ARGS__)))} |             \
-   uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(F(b, __VA_ARGS__)))} << 32)
-
+// AVX2: two halves of 32 bytes, a compare and a movemask per half and class. The constants are
+// made once per run, as for AVX-512 below.
 #define BLAUDE_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
-[[gnu::always_inline]] BLAUDE_AVX2 inline Classes classify_avx2(const char* p) {
+struct K256 {
+  __m256i esc, lbracket, rbracket, backslash, m, bel, ctl_max, param_add, param_max, final_add,
+      final_max, tracked_add, tracked_max, marker_add, marker_max, shift_add, shift_max;
+};
+
+[[gnu::always_inline]] BLAUDE_AVX2 inline K256 k256() {
+  K256 k;
+#define BLAUDE_K(field, v)                                  \
+  k.field = _mm256_set1_epi8(static_cast<char>(v));         \
+  __asm__("" : "+x"(k.field));
+  // lo <= v <= hi as a signed compare: v + (0x80 - lo) < -128 + (hi - lo) + 1.
+#define BLAUDE_K_RANGE(name, lo, hi)                    \
+  BLAUDE_K(name##_add, 0x80 - (lo))                    \
+  BLAUDE_K(name##_max, -128 + (hi) - (lo) + 1)
+  BLAUDE_K(esc, ESC)
+  BLAUDE_K(lbracket, '[')
+  BLAUDE_K(rbracket, ']')
+  BLAUDE_K(backslash, '\\')
+  BLAUDE_K(m, 'm')
+  BLAUDE_K(bel, BEL)
+  BLAUDE_K(ctl_max, 0x1f)
+  BLAUDE_K_RANGE(param, 0x30, 0x3f)
+  BLAUDE_K_RANGE(final, 0x40, 0x7e)
+  BLAUDE_K_RANGE(tracked, 'h', 'u')
+  BLAUDE_K_RANGE(marker, '<', '?')
+  BLAUDE_K_RANGE(shift, 0x0e, 0x0f)
+#undef BLAUDE_K_RANGE
+#undef BLAUDE_K
+  return k;
+}
+
+[[gnu::always_inline]] BLAUDE_AVX2 inline Classes classify_avx2(const char* p, const K256& k) {
   const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
   const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32));
+#define BLAUDE_BITS(F, field)                                                       \
+  (uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(F(a, field)))} |             \
+   uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(F(b, field)))} << 32)
+#define BLAUDE_EQ(v, field) _mm256_cmpeq_epi8(v, k.field)
+#define BLAUDE_IN(v, name) _mm256_cmpgt_epi8(k.name##_max, _mm256_add_epi8(v, k.name##_add))
+#define BLAUDE_CTL(v, field) _mm256_cmpeq_epi8(_mm256_min_epu8(v, k.field), v)  // v <= 0x1f
   Classes c;
-  c.esc = BLAUDE_AVX2_BITS(BLAUDE_AVX2_EQ, ESC);
-  c.lbracket = BLAUDE_AVX2_BITS(BLAUDE_AVX2_EQ, '[');
-  c.rbracket = BLAUDE_AVX2_BITS(BLAUDE_AVX2_EQ, ']');
-  c.backslash = BLAUDE_AVX2_BITS(BLAUDE_AVX2_EQ, '\\');
-  c.param = BLAUDE_AVX2_BITS(BLAUDE_AVX2_IN, 0x30, 0x3f);
-  c.final = BLAUDE_AVX2_BITS(BLAUDE_AVX2_IN, 0x40, 0x7e);
-  c.m = BLAUDE_AVX2_BITS(BLAUDE_AVX2_EQ, 'm');
-  c.tracked = BLAUDE_AVX2_BITS(BLAUDE_AVX2_IN, 'h', 'u') & ~c.m;
-  c.marker = BLAUDE_AVX2_BITS(BLAUDE_AVX2_IN, '<', '?');
-  c.shift = BLAUDE_AVX2_BITS(BLAUDE_AVX2_IN, 0x0e, 0x0f);
-  c.ctl = BLAUDE_AVX2_BITS(BLAUDE_AVX2_IN, 0x00, 0x1f);
-  c.bel = BLAUDE_AVX2_BITS(BLAUDE_AVX2_EQ, BEL);
+  c.esc = BLAUDE_BITS(BLAUDE_EQ, esc);
+  c.lbracket = BLAUDE_BITS(BLAUDE_EQ, lbracket);
+  c.rbracket = BLAUDE_BITS(BLAUDE_EQ, rbracket);
+  c.backslash = BLAUDE_BITS(BLAUDE_EQ, backslash);
+  c.param = BLAUDE_BITS(BLAUDE_IN, param);
+  c.final = BLAUDE_BITS(BLAUDE_IN, final);
+  c.m = BLAUDE_BITS(BLAUDE_EQ, m);
+  c.tracked = BLAUDE_BITS(BLAUDE_IN, tracked) & ~c.m;
+  c.marker = BLAUDE_BITS(BLAUDE_IN, marker);
+  c.shift = BLAUDE_BITS(BLAUDE_IN, shift);
+  c.ctl = BLAUDE_BITS(BLAUDE_CTL, ctl_max);
+  c.bel = BLAUDE_BITS(BLAUDE_EQ, bel);
+#undef BLAUDE_BITS
+#undef BLAUDE_EQ
+#undef BLAUDE_IN
+#undef BLAUDE_CTL
   return c;
 }
-#undef BLAUDE_AVX2_EQ
-#undef BLAUDE_AVX2_IN
-#undef BLAUDE_AVX2_BITS
 
 // One compare per class straight into a 64-bit mask: a third of the AVX2 body's instructions.
 // The constants are made once per run and hidden from the optimizer (an empty asm that "may
@@ -174,10 +206,9 @@ struct K512 {
 };
 
 [[gnu::always_inline]] BLAUDE_AVX512 inline K512 k512() {
-  auto c = [](int v) { return v; };  // (plain ints: the lambda needs no target)
   K512 k;
 #define BLAUDE_K(field, v)                                   \
-  k.field = _mm512_set1_epi8(static_cast<char>(c(v)));       \
+  k.field = _mm512_set1_epi8(static_cast<char>(v));          \
   __asm__("" : "+v"(k.field));
   BLAUDE_K(esc, ESC)
   BLAUDE_K(lbracket, '[')
@@ -260,9 +291,12 @@ Window skim_sse2(const char* p) { return skim_classes(classify_sse2(p)); }
 Skimmed run_sse2(const char* p, const char* end, Found* found, size_t room) {
   BLAUDE_SKIM_RUN(classify_sse2)
 }
-BLAUDE_AVX2 Window skim_avx2(const char* p) { return skim_classes(classify_avx2(p)); }
+BLAUDE_AVX2 Window skim_avx2(const char* p) { return skim_classes(classify_avx2(p, k256())); }
 BLAUDE_AVX2 Skimmed run_avx2(const char* p, const char* end, Found* found, size_t room) {
-  BLAUDE_SKIM_RUN(classify_avx2)
+  const K256 k = k256();
+#define BLAUDE_CLASSIFY_256(q) classify_avx2(q, k)
+  BLAUDE_SKIM_RUN(BLAUDE_CLASSIFY_256)
+#undef BLAUDE_CLASSIFY_256
 }
 BLAUDE_AVX512 Window skim_avx512(const char* p) { return skim_classes(classify_avx512(p, k512())); }
 BLAUDE_AVX512 Skimmed run_avx512(const char* p, const char* end, Found* found, size_t room) {
