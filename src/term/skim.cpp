@@ -132,35 +132,35 @@ typedef signed char s16 __attribute__((vector_size(16)));
   return c;
 }
 
-// AVX2: two halves of 32 bytes, a compare and a movemask per half and class. The constants are
-// made once per run, as for AVX-512 below.
+// The classes the vector classifiers build from constants: by one byte value, and by a range
+// of them (lo, hi); `tracked` then drops the m, and `ctl` (bytes <= 0x1f) is one compare.
+#define BLAUDE_SKIM_BYTES(X) X(esc, ESC) X(lbracket, '[') X(rbracket, ']') X(backslash, '\\') X(m, 'm') X(bel, BEL)
+#define BLAUDE_SKIM_RANGES(X) \
+  X(param, 0x30, 0x3f) X(final, 0x40, 0x7e) X(tracked, 'h', 'u') X(marker, '<', '?') X(shift, 0x0e, 0x0f)
+// The constants are made once per run and hidden from the optimizer (an empty asm that "may
+// change" each), which otherwise builds each again in every window: 2 of the ~5 instructions
+// per class.
+#define BLAUDE_K_FIELD(name, v) name,
+#define BLAUDE_K_RANGE_FIELDS(name, lo, hi) name##_lo, name##_hi,
+#define BLAUDE_K_STRUCT(K, V)                                                        \
+  struct K {                                                                         \
+    V BLAUDE_SKIM_BYTES(BLAUDE_K_FIELD) BLAUDE_SKIM_RANGES(BLAUDE_K_RANGE_FIELDS) ctl_max; \
+  };
+
+// AVX2: two halves of 32 bytes, a compare and a movemask per half and class. A range is an add
+// and a signed compare: v + (0x80 - lo) < -128 + (hi - lo) + 1 (stored as _lo, _hi).
 #define BLAUDE_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
-struct K256 {
-  __m256i esc, lbracket, rbracket, backslash, m, bel, ctl_max, param_add, param_max, final_add,
-      final_max, tracked_add, tracked_max, marker_add, marker_max, shift_add, shift_max;
-};
+BLAUDE_K_STRUCT(K256, __m256i)
 
 [[gnu::always_inline]] BLAUDE_AVX2 inline K256 k256() {
   K256 k;
-#define BLAUDE_K(field, v)                                  \
-  k.field = _mm256_set1_epi8(static_cast<char>(v));         \
+#define BLAUDE_K(field, v)                          \
+  k.field = _mm256_set1_epi8(static_cast<char>(v)); \
   __asm__("" : "+x"(k.field));
-  // lo <= v <= hi as a signed compare: v + (0x80 - lo) < -128 + (hi - lo) + 1.
-#define BLAUDE_K_RANGE(name, lo, hi)                    \
-  BLAUDE_K(name##_add, 0x80 - (lo))                    \
-  BLAUDE_K(name##_max, -128 + (hi) - (lo) + 1)
-  BLAUDE_K(esc, ESC)
-  BLAUDE_K(lbracket, '[')
-  BLAUDE_K(rbracket, ']')
-  BLAUDE_K(backslash, '\\')
-  BLAUDE_K(m, 'm')
-  BLAUDE_K(bel, BEL)
+#define BLAUDE_K_RANGE(name, lo, hi) BLAUDE_K(name##_lo, 0x80 - (lo)) BLAUDE_K(name##_hi, -128 + (hi) - (lo) + 1)
+  BLAUDE_SKIM_BYTES(BLAUDE_K)
+  BLAUDE_SKIM_RANGES(BLAUDE_K_RANGE)
   BLAUDE_K(ctl_max, 0x1f)
-  BLAUDE_K_RANGE(param, 0x30, 0x3f)
-  BLAUDE_K_RANGE(final, 0x40, 0x7e)
-  BLAUDE_K_RANGE(tracked, 'h', 'u')
-  BLAUDE_K_RANGE(marker, '<', '?')
-  BLAUDE_K_RANGE(shift, 0x0e, 0x0f)
 #undef BLAUDE_K_RANGE
 #undef BLAUDE_K
   return k;
@@ -169,89 +169,63 @@ struct K256 {
 [[gnu::always_inline]] BLAUDE_AVX2 inline Classes classify_avx2(const char* p, const K256& k) {
   const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
   const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32));
-#define BLAUDE_BITS(F, field)                                                       \
-  (uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(F(a, field)))} |             \
-   uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(F(b, field)))} << 32)
-#define BLAUDE_EQ(v, field) _mm256_cmpeq_epi8(v, k.field)
-#define BLAUDE_IN(v, name) _mm256_cmpgt_epi8(k.name##_max, _mm256_add_epi8(v, k.name##_add))
-#define BLAUDE_CTL(v, field) _mm256_cmpeq_epi8(_mm256_min_epu8(v, k.field), v)  // v <= 0x1f
+#define BLAUDE_BITS(expr_a, expr_b)                                      \
+  (uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(expr_a))} |      \
+   uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(expr_b))} << 32)
+#define BLAUDE_EQ(name, v) c.name = BLAUDE_BITS(_mm256_cmpeq_epi8(a, k.name), _mm256_cmpeq_epi8(b, k.name));
+#define BLAUDE_IN(name, lo, hi)                                                       \
+  c.name = BLAUDE_BITS(_mm256_cmpgt_epi8(k.name##_hi, _mm256_add_epi8(a, k.name##_lo)), \
+                       _mm256_cmpgt_epi8(k.name##_hi, _mm256_add_epi8(b, k.name##_lo)));
   Classes c;
-  c.esc = BLAUDE_BITS(BLAUDE_EQ, esc);
-  c.lbracket = BLAUDE_BITS(BLAUDE_EQ, lbracket);
-  c.rbracket = BLAUDE_BITS(BLAUDE_EQ, rbracket);
-  c.backslash = BLAUDE_BITS(BLAUDE_EQ, backslash);
-  c.param = BLAUDE_BITS(BLAUDE_IN, param);
-  c.final = BLAUDE_BITS(BLAUDE_IN, final);
-  c.m = BLAUDE_BITS(BLAUDE_EQ, m);
-  c.tracked = BLAUDE_BITS(BLAUDE_IN, tracked) & ~c.m;
-  c.marker = BLAUDE_BITS(BLAUDE_IN, marker);
-  c.shift = BLAUDE_BITS(BLAUDE_IN, shift);
-  c.ctl = BLAUDE_BITS(BLAUDE_CTL, ctl_max);
-  c.bel = BLAUDE_BITS(BLAUDE_EQ, bel);
+  BLAUDE_SKIM_BYTES(BLAUDE_EQ)
+  BLAUDE_SKIM_RANGES(BLAUDE_IN)
+  c.tracked &= ~c.m;
+  c.ctl = BLAUDE_BITS(_mm256_cmpeq_epi8(_mm256_min_epu8(a, k.ctl_max), a),
+                      _mm256_cmpeq_epi8(_mm256_min_epu8(b, k.ctl_max), b));
 #undef BLAUDE_BITS
 #undef BLAUDE_EQ
 #undef BLAUDE_IN
-#undef BLAUDE_CTL
   return c;
 }
 
-// One compare per class straight into a 64-bit mask: a third of the AVX2 body's instructions.
-// The constants are made once per run and hidden from the optimizer (an empty asm that "may
-// change" each), which otherwise builds each again in every window: 2 of the ~5 instructions
-// per class.
+// AVX-512BW: one compare per class straight into a 64-bit mask; a range is a subtract and an
+// unsigned compare: v - lo <= hi - lo (stored as _lo, _hi).
 #define BLAUDE_AVX512 __attribute__((target("avx512bw,bmi,bmi2,popcnt")))
-struct K512 {
-  __m512i esc, lbracket, rbracket, backslash, m, bel, ctl_max, param_lo, param_n,
-      final_lo, final_n, tracked_lo, tracked_n, marker_lo, marker_n, shift_lo, shift_n;
-};
+BLAUDE_K_STRUCT(K512, __m512i)
 
 [[gnu::always_inline]] BLAUDE_AVX512 inline K512 k512() {
   K512 k;
-#define BLAUDE_K(field, v)                                   \
-  k.field = _mm512_set1_epi8(static_cast<char>(v));          \
+#define BLAUDE_K(field, v)                          \
+  k.field = _mm512_set1_epi8(static_cast<char>(v)); \
   __asm__("" : "+v"(k.field));
-  BLAUDE_K(esc, ESC)
-  BLAUDE_K(lbracket, '[')
-  BLAUDE_K(rbracket, ']')
-  BLAUDE_K(backslash, '\\')
-  BLAUDE_K(m, 'm')
-  BLAUDE_K(bel, BEL)
+#define BLAUDE_K_RANGE(name, lo, hi) BLAUDE_K(name##_lo, lo) BLAUDE_K(name##_hi, (hi) - (lo))
+  BLAUDE_SKIM_BYTES(BLAUDE_K)
+  BLAUDE_SKIM_RANGES(BLAUDE_K_RANGE)
   BLAUDE_K(ctl_max, 0x1f)
-  BLAUDE_K(param_lo, 0x30)
-  BLAUDE_K(param_n, 0x3f - 0x30)
-  BLAUDE_K(final_lo, 0x40)
-  BLAUDE_K(final_n, 0x7e - 0x40)
-  BLAUDE_K(tracked_lo, 'h')
-  BLAUDE_K(tracked_n, 'u' - 'h')
-  BLAUDE_K(marker_lo, '<')
-  BLAUDE_K(marker_n, '?' - '<')
-  BLAUDE_K(shift_lo, 0x0e)
-  BLAUDE_K(shift_n, 1)
+#undef BLAUDE_K_RANGE
 #undef BLAUDE_K
   return k;
 }
 
 [[gnu::always_inline]] BLAUDE_AVX512 inline Classes classify_avx512(const char* p, const K512& k) {
   const __m512i v = _mm512_loadu_si512(p);
-#define BLAUDE_EQ(field) _mm512_cmpeq_epi8_mask(v, k.field)
-#define BLAUDE_IN(name) _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, k.name##_lo), k.name##_n)
+#define BLAUDE_EQ(name, value) c.name = _mm512_cmpeq_epi8_mask(v, k.name);
+#define BLAUDE_IN(name, lo, hi) \
+  c.name = _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, k.name##_lo), k.name##_hi);
   Classes c;
-  c.esc = BLAUDE_EQ(esc);
-  c.lbracket = BLAUDE_EQ(lbracket);
-  c.rbracket = BLAUDE_EQ(rbracket);
-  c.backslash = BLAUDE_EQ(backslash);
-  c.param = BLAUDE_IN(param);
-  c.final = BLAUDE_IN(final);
-  c.m = BLAUDE_EQ(m);
-  c.tracked = BLAUDE_IN(tracked) & ~c.m;
-  c.marker = BLAUDE_IN(marker);
-  c.shift = BLAUDE_IN(shift);
+  BLAUDE_SKIM_BYTES(BLAUDE_EQ)
+  BLAUDE_SKIM_RANGES(BLAUDE_IN)
+  c.tracked &= ~c.m;
   c.ctl = _mm512_cmple_epu8_mask(v, k.ctl_max);
-  c.bel = BLAUDE_EQ(bel);
 #undef BLAUDE_EQ
 #undef BLAUDE_IN
   return c;
 }
+#undef BLAUDE_K_STRUCT
+#undef BLAUDE_K_FIELD
+#undef BLAUDE_K_RANGE_FIELDS
+#undef BLAUDE_SKIM_BYTES
+#undef BLAUDE_SKIM_RANGES
 #endif
 
 // The run loop of skim_run(), in each classifier's own function (a template would not inline
