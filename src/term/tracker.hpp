@@ -115,7 +115,7 @@ private:
   // any other dispatch that needs them), at the end of each feed(), or when the log is full:
   // the SGRs from the last one that starts from the default, and the last OSC that sets a
   // title (only from titles_from_ on: a title the state machine set came after those before).
-  static constexpr size_t kLog = 32;
+  static constexpr size_t kLog = 128;
   std::array<Found, kLog> log_{};
   uint16_t log_len_ = 0;
   uint16_t titles_from_ = 0;

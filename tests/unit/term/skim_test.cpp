@@ -155,3 +155,19 @@ TEST_CASE("term tracker: windows agree with the state machine at every split", "
     }
   }
 }
+
+// A read long enough to fill the tracker's log of window findings several times (it is applied
+// when full, in the middle of a feed): the same state and title as one byte per feed.
+TEST_CASE("term tracker: long feeds fill the window log and agree with the state machine", "[term]") {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 20; ++round) {
+    const std::string in = random_stream(rng, 20000);
+    std::vector<std::string_view> bytes;
+    for (size_t i = 0; i < in.size(); ++i) bytes.push_back(std::string_view(in).substr(i, 1));
+    const Tracker slow = fed(bytes);
+    const Tracker whole = fed({in});
+    REQUIRE(whole.state() == slow.state());
+    REQUIRE(whole.mid_sequence() == slow.mid_sequence());
+    REQUIRE(same_title(whole, slow));
+  }
+}
