@@ -72,6 +72,27 @@ Tracker fed(const std::vector<std::string_view>& parts) {
   return t;
 }
 
+// The state machine alone: one byte per feed never takes a window.
+Tracker byte_at_a_time(const std::string& in) {
+  Tracker t;
+  for (size_t i = 0; i < in.size(); ++i) t.feed(std::string_view(in).substr(i, 1));
+  return t;
+}
+
+void require_agree(const Tracker& a, const Tracker& b) {
+  REQUIRE(a.state() == b.state());
+  REQUIRE(a.mid_sequence() == b.mid_sequence());
+  REQUIRE(same_title(a, b));
+}
+
+void check_title(const std::string& in, uint8_t code, std::string_view text) {
+  Tracker t;
+  t.feed(in);
+  CHECK(t.title().set);
+  CHECK(t.title().code == code);
+  CHECK(t.title().view() == text);
+}
+
 }  // namespace
 
 TEST_CASE("term skim: each piece at every offset of a window", "[term]") {
@@ -107,26 +128,14 @@ TEST_CASE("term skim: titles and links are taken inside a window", "[term]") {
   uint64_t oscs = 0;
   for (size_t at = w.find("\x1b]"); at < head.size(); at = w.find("\x1b]", at + 1)) oscs |= uint64_t{1} << at;
   CHECK(a.osc == oscs);
-  Tracker t;
-  t.feed(w);
-  CHECK(t.title().set);
-  CHECK(t.title().code == 2);
-  CHECK(t.title().view() == "two");
+  check_title(w, 2, "two");
   // An OSC ended by the ESC of the next one: the next one is the last title, not the first.
-  Tracker u;
-  u.feed("\x1b]0;a\x1b]2;w\x07" + std::string(64, 'x'));
-  CHECK(u.title().code == 2);
-  CHECK(u.title().view() == "w");
+  check_title("\x1b]0;a\x1b]2;w\x07" + std::string(64, 'x'), 2, "w");
   // A link after the last title does not replace it; a title the state machine reads (a control
   // inside) after the window's titles does.
-  Tracker v;
-  v.feed("\x1b]1;icon\x07\x1b]8;;u\x1b\\" + std::string(64, 'x') + "\x1b]2;a\tb\x07");
-  CHECK(v.title().code == 2);
-  CHECK(v.title().view() == "ab");
-  Tracker z;
-  z.feed("\x1b]1;icon\x07\x1b]8;;u\x1b\\" + std::string(64, 'x'));
-  CHECK(z.title().code == 1);
-  CHECK(z.title().view() == "icon");
+  const std::string title_link = "\x1b]1;icon\x07\x1b]8;;u\x1b\\" + std::string(64, 'x');
+  check_title(title_link, 1, "icon");
+  check_title(title_link + "\x1b]2;a\tb\x07", 2, "ab");
 }
 
 // The same streams through the tracker: fed whole (windows), cut at every point, and one byte
@@ -137,21 +146,14 @@ TEST_CASE("term tracker: windows agree with the state machine at every split", "
   for (int round = 0; round < 300; ++round) {
     const std::string in = random_stream(rng, 40 + rng() % 400);
     INFO("stream " << Catch::Detail::stringify(in));
-    std::vector<std::string_view> bytes;
-    for (size_t i = 0; i < in.size(); ++i) bytes.push_back(std::string_view(in).substr(i, 1));
-    const Tracker slow = fed(bytes);
+    const Tracker slow = byte_at_a_time(in);
     const Tracker whole = fed({in});
-    REQUIRE(whole.state() == slow.state());
-    REQUIRE(whole.mid_sequence() == slow.mid_sequence());
-    REQUIRE(same_title(whole, slow));
+    require_agree(whole, slow);
     REQUIRE(undo(whole) == undo(slow));
     for (size_t cut = 1; cut < in.size(); ++cut) {
       const std::string_view v(in);
-      const Tracker t = fed({v.substr(0, cut), v.substr(cut)});
       INFO("cut at " << cut);
-      REQUIRE(t.state() == slow.state());
-      REQUIRE(t.mid_sequence() == slow.mid_sequence());
-      REQUIRE(same_title(t, slow));
+      require_agree(fed({v.substr(0, cut), v.substr(cut)}), slow);
     }
   }
 }
@@ -162,12 +164,6 @@ TEST_CASE("term tracker: long feeds fill the window log and agree with the state
   std::mt19937 rng(11);
   for (int round = 0; round < 20; ++round) {
     const std::string in = random_stream(rng, 20000);
-    std::vector<std::string_view> bytes;
-    for (size_t i = 0; i < in.size(); ++i) bytes.push_back(std::string_view(in).substr(i, 1));
-    const Tracker slow = fed(bytes);
-    const Tracker whole = fed({in});
-    REQUIRE(whole.state() == slow.state());
-    REQUIRE(whole.mid_sequence() == slow.mid_sequence());
-    REQUIRE(same_title(whole, slow));
+    require_agree(fed({in}), byte_at_a_time(in));
   }
 }
