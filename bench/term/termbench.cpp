@@ -5,7 +5,11 @@
 // CPU ns per byte (best of the rounds) and GiB/s per stage and stream, and the tracker's share:
 // (scanner+tracker) / scanner.
 //
-//   build/termbench [MiB per stream, default 256] [rounds, default 5]
+//   build/termbench [MiB per stream, default 256] [rounds, default 5] [STREAM [STAGE]]
+//
+// STREAM (plain, utf8, tui, osc) runs that stream alone; STAGE (scanner, both, tracker) runs that
+// stage alone, once, with no table: the form for counting instructions under
+// `valgrind --tool=callgrind`, which is independent of the machine's load.
 #include <time.h>
 
 #include <cstdint>
@@ -104,8 +108,11 @@ constexpr size_t kRead = 4095;
 int main(int argc, char** argv) {
   size_t mib = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 256;
   int rounds = argc > 2 ? std::atoi(argv[2]) : 5;
-  std::printf("%-6s %-18s %9s %9s\n", "stream", "stage", "ns/byte", "GiB/s");
+  const char* only = argc > 3 ? argv[3] : nullptr;
+  const char* stage = argc > 4 ? argv[4] : nullptr;
+  if (!stage) std::printf("%-6s %-18s %9s %9s\n", "stream", "stage", "ns/byte", "GiB/s");
   for (const char* kind : {"plain", "utf8", "tui", "osc"}) {
+    if (only && std::strcmp(only, kind) != 0) continue;
     std::string in = make_stream(kind, mib << 20);
     std::string out;
     out.reserve(kRead * 2);
@@ -129,6 +136,19 @@ int main(int argc, char** argv) {
       }
       sink = sink + w.t.state().alt;
     };
+    auto tracker = [&] {
+      term::Tracker t;
+      for (size_t i = 0; i < in.size(); i += kRead) t.feed(std::string_view(in).substr(i, kRead));
+      sink = sink + t.state().alt;
+    };
+    if (stage) {
+      if (!std::strcmp(stage, "scanner")) scanner(false);
+      else if (!std::strcmp(stage, "both")) scanner(true);
+      else if (!std::strcmp(stage, "tracker")) tracker();
+      else return std::fprintf(stderr, "termbench: unknown stage %s\n", stage), 2;
+      std::printf("%s %s: %zu bytes\n", kind, stage, in.size());
+      continue;
+    }
     double copy = best_ns_per_byte(in, rounds, [&] {
       for (size_t i = 0; i < in.size(); i += kRead) {
         size_t n = std::min(kRead, in.size() - i);
@@ -138,11 +158,7 @@ int main(int argc, char** argv) {
     });
     double scan = best_ns_per_byte(in, rounds, [&] { scanner(false); });
     double both = best_ns_per_byte(in, rounds, [&] { scanner(true); });
-    double track = best_ns_per_byte(in, rounds, [&] {
-      term::Tracker t;
-      for (size_t i = 0; i < in.size(); i += kRead) t.feed(std::string_view(in).substr(i, kRead));
-      sink = sink + t.state().alt;
-    });
+    double track = best_ns_per_byte(in, rounds, tracker);
     auto row = [&](const char* stage, double ns) {
       std::printf("%-6s %-18s %9.3f %9.2f\n", kind, stage, ns, 1.0 / ns / 1.073741824);
     };

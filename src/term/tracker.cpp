@@ -129,27 +129,65 @@ bool sgr_starts_from_default(std::string_view p) {
 }  // namespace
 
 // SGR is the one tracked sequence a TUI sends all the time (a colour per cell run, a reset
-// after it). Its parameters are kept where they are in the read, from the last SGR that
-// started from the default on, and applied only when something reads the attributes: before
-// any other dispatch, at the end of each feed(), or when the log is full.
+// after it). Its parameters are kept where they are in the read and applied only when
+// something reads the attributes, from the last SGR that starts from the default on: before
+// that, nothing matters. A window's SGRs come as one entry of the log (skim_run); whole_csi()
+// logs one SGR as an entry of its own.
 void Tracker::log_sgr(std::string_view raw) {
-  if (sgr_starts_from_default(raw)) {
-    sgr_log_len_ = 0;
-    sgr_from_default_ = true;
+  const size_t m = raw.size() + 2;  // the final byte, from the ESC
+  if (log_len_ == kLog) apply_log();
+  if (m < 64) {
+    const uint64_t bit = uint64_t{1} << m;
+    log_[log_len_++] = Found{raw.data() - 2, bit, 1, 0, 0};
+    return;
   }
-  if (sgr_log_len_ == kSgrLog) apply_sgr_log();
-  sgr_log_[sgr_log_len_++] = raw;
+  apply_log();  // too long for an entry: applied now, in order
+  Params ps;
+  parse_params(raw.data(), raw.data() + raw.size(), ps);
+  apply_sgr(st_.cur.sgr, ps);
 }
 
+// From the last SGR that starts from the default on (found from the end: a TUI resets every
+// few SGRs); dropping what came before it is only a saving.
 void Tracker::apply_sgr_log() {
-  if (sgr_from_default_) st_.cur.sgr = Sgr{};
-  sgr_from_default_ = false;
-  Params ps;
-  for (size_t k = 0; k < sgr_log_len_; ++k) {
-    parse_params(sgr_log_[k].data(), sgr_log_[k].data() + sgr_log_[k].size(), ps);
-    apply_sgr(st_.cur.sgr, ps);
+  size_t k = log_len_;
+  uint64_t from = ~uint64_t{0};  // in log_[k]: the SGRs from the reset on
+  bool reset = false;
+  while (k > 0 && !reset) {
+    const Found& r = log_[--k];
+    for (uint64_t sgr = r.sgr; sgr && !reset;) {
+      const unsigned y = 63 - static_cast<unsigned>(__builtin_clzll(sgr));
+      sgr &= ~(uint64_t{1} << y);
+      const unsigned e = 63 - static_cast<unsigned>(__builtin_clzll(r.esc & ((uint64_t{1} << y) - 1)));
+      reset = sgr_starts_from_default(std::string_view(r.base + e + 2, y - e - 2));
+      from = ~((uint64_t{1} << y) - 1);
+    }
   }
-  sgr_log_len_ = 0;
+  if (reset) st_.cur.sgr = Sgr{};
+  else from = ~uint64_t{0}, k = 0;
+  Params ps;
+  for (; k < log_len_; ++k, from = ~uint64_t{0}) {
+    const Found& r = log_[k];
+    for (uint64_t sgr = r.sgr & from; sgr; sgr &= sgr - 1) {
+      const unsigned y = static_cast<unsigned>(__builtin_ctzll(sgr));
+      const unsigned e = 63 - static_cast<unsigned>(__builtin_clzll(r.esc & ((uint64_t{1} << y) - 1)));
+      parse_params(r.base + e + 2, r.base + y, ps);
+      apply_sgr(st_.cur.sgr, ps);
+    }
+  }
+}
+
+// The last OSC the windows took that sets a title (0, 1 or 2), as whole_osc() would keep it.
+void Tracker::settle_titles() {
+  for (size_t k = log_len_; k-- > titles_from_;) {
+    const Found& r = log_[k];
+    for (uint64_t osc = r.osc; osc;) {
+      const unsigned e = 63 - static_cast<unsigned>(__builtin_clzll(osc));
+      osc &= ~(uint64_t{1} << e);
+      // Its end: the lowest end above its ESC (an end at the ESC itself is the OSC before).
+      if (window_title(r.base + e, (r.osc_end >> e) & ~uint64_t{1})) return;
+    }
+  }
 }
 
 void Tracker::feed(std::string_view in, uint64_t now_ms) {
@@ -195,20 +233,21 @@ size_t Tracker::scan_params(std::string_view in, size_t i) {
   return i;
 }
 
-// Text: skip to the next control; only ESC, SO and SI mean anything here. At a CSI, skim()
-// takes text, untracked CSIs and SGRs a 64-byte window at a time (no branch per sequence); the
-// next window starts where one stopped. A CSI that starts a window and is not one skim() takes,
-// and every other control, goes through the loop below.
+// Text: skip to the next control; only ESC, SO and SI mean anything here. At a CSI, ST or OSC,
+// skim() takes text, untracked CSIs, SGRs, STs and one-digit OSCs (titles, links) a 64-byte
+// window at a time (no branch per sequence); the next window starts where one stopped. A
+// sequence that starts a window and is not one skim() takes, and every other control, goes
+// through the loop below.
 size_t Tracker::step_ground(std::string_view in, size_t i) {
   const char* end = in.data() + in.size();
   const char* p = in.data() + i;
   while (p < end) {
     p = next_ground_control(p, end);
     if (p == end) break;
-    if (end - p > 1 && (p[1] == '[' || p[1] == '\\')) {  // a CSI or ST: a window at once
-      unsigned n = skim_window(p, end);
-      p += n;
-      if (n) continue;  // the next window starts at what this one stopped at
+    if (end - p > 1 && (p[1] == '[' || p[1] == '\\' || p[1] == ']')) {  // CSI, ST, OSC: windows
+      bool at_control;
+      p = skim_windows(p, end, at_control);
+      if (!at_control) continue;  // else p is at an ESC, SO or SI no window takes
     }
     unsigned char c = static_cast<unsigned char>(*p);
     if (c == ESC) {
@@ -229,27 +268,33 @@ size_t Tracker::step_ground(std::string_view in, size_t i) {
   return in.size();
 }
 
-// One skim() window at p: the SGRs in it are logged as whole_csi() would log them, but for those
-// before the last one that starts from the default (log_sgr() would drop them at that one).
-// Fewer than 64 bytes left: a copy padded with SO, which ends the window where the read ends
-// (a sequence cut by the end of the read is not whole: the window stops at its ESC).
-unsigned Tracker::skim_window(const char* p, const char* end) {
-  const size_t left = static_cast<size_t>(end - p);
-  char pad[Window::kSize];
-  if (left < Window::kSize) {
-    std::memcpy(pad, p, left);
-    std::memset(pad + left, SO, Window::kSize - left);
+// `ESC ] Ps ; text` at p, ended at the lowest bit of `end`: kept as the title, as whole_osc()
+// would keep it, when Ps is 0, 1 or 2. True when it was a title.
+bool Tracker::window_title(const char* p, uint64_t end) {
+  const unsigned t = static_cast<unsigned>(__builtin_ctzll(end));
+  unsigned k = 2;
+  uint32_t num = 0;
+  for (; k < t && p[k] >= '0' && p[k] <= '9'; ++k) num = num > 100000 ? num : num * 10 + uint32_t(p[k] - '0');
+  if (k >= t || p[k] != ';' || num > 2) return false;
+  title_.code = static_cast<uint8_t>(num);
+  title_.set = true;
+  title_.len = static_cast<uint16_t>(t - k - 1);
+  std::memcpy(title_.text.data(), p + k + 1, t - k - 1);
+  return true;
+}
+
+// Windows from p (skim_run), their findings logged; the log applied whenever it is full.
+// Returns where they stopped: at end, after text (at_control false), or at an ESC, SO or SI
+// that no window takes (at_control true).
+const char* Tracker::skim_windows(const char* p, const char* end, bool& at_control) {
+  for (;;) {
+    const Skimmed r = skim_run(p, end, log_.data() + log_len_, kLog - log_len_);
+    p += r.taken;
+    log_len_ = static_cast<uint16_t>(log_len_ + r.found);
+    at_control = r.at_control;
+    if (log_len_ < kLog || at_control || p >= end) return p;
+    apply_log();  // full: on from here
   }
-  const Window w = skim(left < Window::kSize ? pad : p);  // the log keeps views of p, not pad
-  uint64_t sgr = w.sgr;
-  if (w.sgr_reset) sgr &= ~((uint64_t{1} << (63 - __builtin_clzll(w.sgr_reset))) - 1);
-  while (sgr) {
-    const unsigned y = static_cast<unsigned>(__builtin_ctzll(sgr));
-    sgr &= sgr - 1;
-    const unsigned e = 63 - static_cast<unsigned>(__builtin_clzll(w.esc & ((uint64_t{1} << y) - 1)));
-    log_sgr(std::string_view(p + e + 2, y - e - 2));
-  }
-  return w.stop;
 }
 
 // Whether a CSI with this marker, intermediate and final byte changes anything tracked. Most
@@ -314,6 +359,7 @@ size_t Tracker::whole_osc(std::string_view in, size_t i) {
   if (p == in.data() + n || (*p != BEL && *p != ESC)) return 0;
   const size_t len = static_cast<size_t>(p - text);
   if (num <= 2 && len <= Title::kMax) {  // as end_osc(); a longer title is not kept
+    titles_from_ = log_len_;              // the windows' titles came before this one
     title_.code = static_cast<uint8_t>(num);
     title_.set = true;
     title_.len = static_cast<uint16_t>(len);
@@ -422,6 +468,7 @@ void Tracker::end_osc() {
   pending_title_.code = static_cast<uint8_t>(osc_num_);
   pending_title_.set = true;
   title_ = pending_title_;
+  titles_from_ = log_len_;  // the windows' titles came before this one
 }
 
 void Tracker::add_interm(unsigned char c) {

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "term/params.hpp"
+#include "term/skim.hpp"
 #include "term/state.hpp"
 
 namespace blaude::term {
@@ -65,7 +66,8 @@ private:
   bool in_string() const { return state_ >= S::OscNum; }
 
   size_t step_ground(std::string_view in, size_t i);
-  unsigned skim_window(const char* p, const char* end);
+  const char* skim_windows(const char* p, const char* end, bool& at_control);
+  bool window_title(const char* p, uint64_t end);
   size_t step_string(std::string_view in, size_t i);
   size_t scan_params(std::string_view in, size_t i);
   size_t whole_csi(std::string_view in, size_t i);
@@ -85,9 +87,15 @@ private:
   void add_interm(unsigned char c);
   void log_sgr(std::string_view raw);
   void apply_sgr_log();
-  // The attributes brought up to date: nothing outside feed() sees the log.
+  void settle_titles();
+  // The attributes and the title brought up to date: nothing outside feed() sees the log.
   void settle() {
-    if (sgr_log_len_ || sgr_from_default_) apply_sgr_log();
+    if (log_len_) apply_log();
+  }
+  void apply_log() {
+    apply_sgr_log();
+    settle_titles();
+    log_len_ = titles_from_ = 0;
   }
 
   TermState st_;
@@ -101,12 +109,16 @@ private:
   bool osc_title_long_ = false;
   Title pending_title_;
   uint64_t now_ = 0, string_since_ = 0;
-  // SGR parameter strings not yet applied to st_.cur.sgr (log_sgr): views into the bytes of
-  // the current feed(), which applies them before it returns, so none outlives its bytes.
-  static constexpr size_t kSgrLog = 24;
-  std::array<std::string_view, kSgrLog> sgr_log_{};
-  uint16_t sgr_log_len_ = 0;
-  bool sgr_from_default_ = false;  // the log starts from the default attributes
+  // What the windows found (skim_run: their SGRs and OSCs) and the SGRs of whole_csi(), not
+  // yet applied: views into the bytes of the current feed(), which applies them before it
+  // returns, so none outlives its bytes. Applied when something reads the attributes (before
+  // any other dispatch that needs them), at the end of each feed(), or when the log is full:
+  // the SGRs from the last one that starts from the default, and the last OSC that sets a
+  // title (only from titles_from_ on: a title the state machine set came after those before).
+  static constexpr size_t kLog = 128;
+  std::array<Found, kLog> log_{};
+  uint16_t log_len_ = 0;
+  uint16_t titles_from_ = 0;
 };
 
 }  // namespace blaude::term
