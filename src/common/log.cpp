@@ -26,11 +26,12 @@ State& state() {
 
 }  // namespace
 
-std::string default_path(const HostEnv& host) {
-  std::string state_home = host.get("XDG_STATE_HOME");
-  if (state_home.empty() || state_home[0] != '/') state_home = host.home + "/.local/state";
-  return normalize(state_home + "/blaude/blaude.log");
+std::string state_dir(const std::string& xdg_state_home, const std::string& home) {
+  const std::string base = xdg_state_home.empty() || xdg_state_home[0] != '/' ? home + "/.local/state" : xdg_state_home;
+  return normalize(base + "/blaude");
 }
+
+std::string default_path(const HostEnv& host) { return state_dir(host.get("XDG_STATE_HOME"), host.home) + "/blaude.log"; }
 
 void off() {
   spdlog::set_default_logger(

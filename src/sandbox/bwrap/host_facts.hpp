@@ -100,6 +100,8 @@ struct IpcFacts {
   std::string own_overlay_cache;    // that cache file, when it was read or is to be written
   std::string tmux_dir;           // the user's tmux socket dir: ${TMUX_TMPDIR:-/tmp}/tmux-UID
   std::string config_dir;         // blaude's own: $XDG_CONFIG_HOME/blaude or ~/.config/blaude
+  std::string cache_dir;          // blaude's own: ~/.cache/blaude (bwrap's feature cache, ...)
+  std::string state_dir;          // blaude's own: $XDG_STATE_HOME/blaude (the log)
   std::map<std::string, std::string> gpg_dirs;  // `gpgconf --list-dirs` (only under --git)
   std::string gpg_problem;        // why gpgconf gave nothing
 };

@@ -91,22 +91,24 @@ void add_tmp_ipc(Builder& b) {
 void add_ipc_late(Builder& b) {
   // TMUX_TMPDIR elsewhere (the workspace, a -m DIR:rw): after the mounts that show it.
   if (!b.req.allow_protected_writes && !is_under(b.f.ipc.tmux_dir, "/tmp")) shadow_tmux_dir(b);
-  // blaude's own config (the user policy, the trust ledger) is read-only in every mode: a
-  // planted user policy would be applied by the next session without a prompt. A guard of the
-  // protect layout (protect.cpp): read-only at every alias through which it is writable (a
-  // host-writable ~/.config, -m DIR:rw, a write grant, the workspace), pinned above; a missing
-  // one is made empty there and kept empty. Nothing where no alias shows it (an overlay).
-  const PathFact& pf = b.f.at(b.f.ipc.config_dir);
-  const std::string host = config_dir_host(b.f);
-  if (host.empty()) return;
-  const char* why = "blaude's own config (a planted user policy would apply without a prompt)";
-  if (pf.lkind == Kind::Missing) {
-    b.always_guards.push_back({host, Guard::EmptyDir, why});
-  } else if (pf.lkind == Kind::Dir) {
-    b.always_guards.push_back({host, Guard::ReadOnly, why});
-  } else {
-    throw PlanError(b.f.ipc.config_dir + " is not a directory",
-                    "blaude keeps its user policy and trust ledger there; move it away.");
+  // blaude's own dirs (probe_ipc.hpp: config, cache, log) are read-only in every mode: a
+  // planted user policy would be applied by the next session without a prompt, a planted cache
+  // answer would weaken it, a planted link in the log dir would redirect blaude's appends. Guards
+  // of the protect layout (protect.cpp): read-only at every alias through which they are
+  // writable (a host-writable ~/.config, -m DIR:rw, a write grant, the workspace), pinned above;
+  // a missing one is made empty there and kept empty. Nothing where no alias shows them (the
+  // tmpfs $HOME, an overlay): no mount in the default layout.
+  for (const auto& d : own_dirs(b.f)) {
+    const std::string host = own_dir_host(b.f, d.path);
+    if (host.empty()) continue;
+    const PathFact& pf = b.f.at(d.path);
+    if (pf.lkind == Kind::Missing) {
+      b.always_guards.push_back({host, Guard::EmptyDir, d.why});
+    } else if (pf.lkind == Kind::Dir) {
+      b.always_guards.push_back({host, Guard::ReadOnly, d.why});
+    } else {
+      throw PlanError(d.path + " is not a directory", std::string("It is ") + d.why + "; move it away.");
+    }
   }
 }
 

@@ -11,6 +11,7 @@
 #include "common/paths.hpp"
 #include "common/subprocess.hpp"
 #include "common/file_io.hpp"
+#include "common/log.hpp"
 #include "common/unique_fd.hpp"
 #include "sandbox/bwrap/confine.hpp"
 #include "sandbox/bwrap/features.hpp"
@@ -132,12 +133,23 @@ void probe_gpg(HostFacts& f) {
 
 }  // namespace
 
-std::string config_dir_host(const HostFacts& f) {
-  if (f.ipc.config_dir.empty()) return {};
-  const PathFact& c = f.at(f.ipc.config_dir);
+std::vector<OwnDir> own_dirs(const HostFacts& f) {
+  std::vector<OwnDir> v;
+  if (!f.ipc.config_dir.empty())
+    v.push_back({f.ipc.config_dir, "blaude's own config (a planted user policy would apply without a prompt)"});
+  if (!f.ipc.cache_dir.empty())
+    v.push_back({f.ipc.cache_dir, "blaude's own cache (a planted \"no overlays\" answer would weaken the next session)"});
+  if (!f.ipc.state_dir.empty())
+    v.push_back({f.ipc.state_dir, "blaude's own log dir (a planted link would redirect the log's appends)"});
+  return v;
+}
+
+std::string own_dir_host(const HostFacts& f, const std::string& dir) {
+  if (dir.empty()) return {};
+  const PathFact& c = f.at(dir);
   if (c.lkind != Kind::Missing) return c.real;
-  const PathFact& parent = f.at(dirname_of(f.ipc.config_dir));
-  return parent.kind == Kind::Dir && !parent.real.empty() ? parent.real + "/blaude" : std::string();
+  const PathFact& parent = f.at(dirname_of(dir));
+  return parent.kind == Kind::Dir && !parent.real.empty() ? parent.real + "/" + basename_of(dir) : std::string();
 }
 
 std::string dot_config_host(const HostFacts& f) {
@@ -146,7 +158,8 @@ std::string dot_config_host(const HostFacts& f) {
 }
 
 void identify_ipc_guards(HostFacts& f) {
-  if (std::string c = config_dir_host(f); !c.empty()) identify(f.ws.ids, c);
+  for (const auto& d : own_dirs(f))
+    if (std::string c = own_dir_host(f, d.path); !c.empty()) identify(f.ws.ids, c);
   if (f.overlay || f.ipc.own_overlay) return;
   if (std::string cfg = dot_config_host(f); !cfg.empty())
     for (const auto* list : {&kConfigLoginDirs, &kConfigAppDirs})
@@ -173,8 +186,10 @@ void probe_ipc(HostFacts& f, const SandboxRequest& req) {
   f.paths.emplace(tt, probe_path(tt));
   std::string xdg = f.env_or("XDG_CONFIG_HOME");
   f.ipc.config_dir = (xdg.empty() || xdg[0] != '/' ? f.home + "/.config" : normalize(xdg)) + "/blaude";
-  f.paths.emplace(f.ipc.config_dir, probe_path(f.ipc.config_dir));
-  f.paths.emplace(dirname_of(f.ipc.config_dir), probe_path(dirname_of(f.ipc.config_dir)));
+  f.ipc.cache_dir = own_cache_dir(f.home);
+  f.ipc.state_dir = f.home.empty() ? std::string() : log::state_dir(f.env_or("XDG_STATE_HOME"), f.home);
+  for (const auto& d : own_dirs(f))
+    for (const std::string& p : {d.path, dirname_of(d.path)}) f.paths.emplace(p, probe_path(p));
   if (!f.overlay && !f.ipc.own_overlay)
     for (const auto* list : {&kConfigLoginDirs, &kConfigAppDirs})
       for (const auto& r : *list) f.paths.emplace(f.home + "/.config/" + r, probe_path(f.home + "/.config/" + r));
