@@ -1,5 +1,7 @@
 #include "common/log.hpp"
 
+#include <sys/stat.h>
+
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/dist_sink.h>
 #include <spdlog/sinks/null_sink.h>
@@ -66,6 +68,9 @@ std::string open_file() {
   s.dist->remove_sink(s.memory);
   s.memory.reset();
   if (s.path.empty() || !make_dirs(dirname_of(s.path), 0700)) return "";
+  // spdlog opens by path and follows a link: a link there (planted while a guard was down)
+  // would make every line an append to whatever it names, ~/.bashrc say. No log then.
+  if (struct stat st; ::lstat(s.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return "";
   try {
     auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>(s.path);
     file->set_pattern(kPattern);

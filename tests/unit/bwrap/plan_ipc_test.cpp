@@ -101,3 +101,36 @@ TEST_CASE("with overlays nothing of ~/.config is guarded: writes are discarded",
   CHECK_FALSE(mount_at(p, kCfg + "/nvim"));
   CHECK(has(p.argv, {"--overlay-src", kCfg, "--tmp-overlay", kCfg}));
 }
+
+TEST_CASE("blaude's cache and log dirs are guards at a -m DIR:rw that shows them, in every mode", "[sandbox][escapes]") {
+  auto f = old_bwrap_host(Kind::Dir);
+  f.overlay = true;  // ~/.config is no alias here: only the -m mount shows the dirs
+  const std::string cache = "/home/u/.cache", state = "/home/u/.local/state";
+  put(f, cache, Kind::Dir);
+  put(f, cache + "/blaude", Kind::Dir);
+  put(f, state, Kind::Dir);
+  put(f, state + "/blaude", Kind::Missing);
+  f.ipc.cache_dir = cache + "/blaude";
+  f.ipc.state_dir = state + "/blaude";
+  for (const std::string& p : {cache + "/blaude", state + "/blaude"}) identify(f.ws.ids, p);
+  for (auto& [p, id] : f.ws.ids) id = Identity{1, std::hash<std::string>{}(p), 0040000};
+  f.ws.ids[state + "/blaude"] = Identity{};  // missing: no identity
+  SandboxRequest r;
+  for (const auto& d : {cache, state}) {
+    r.mounts.push_back({d, true});
+    f.mount_paths.push_back(d);
+    f.mounts.push_back(f.at(d));
+  }
+  for (bool off : {false, true}) {
+    r.allow_protected_writes = off;
+    const auto p = plan_of(f, r);
+    REQUIRE(mount_at(p, cache + "/blaude"));
+    CHECK(mount_at(p, cache + "/blaude")->kind == InnerKind::ReadOnly);
+    REQUIRE(mount_at(p, state + "/blaude"));  // missing: kept empty, so no link can be planted
+    CHECK(mount_at(p, state + "/blaude")->kind == InnerKind::EmptyDir);
+  }
+  // Control: with no alias showing them (the tmpfs $HOME), no mount at all.
+  const auto p = plan_of(f);
+  CHECK_FALSE(mount_at(p, cache + "/blaude"));
+  CHECK_FALSE(mount_at(p, state + "/blaude"));
+}
