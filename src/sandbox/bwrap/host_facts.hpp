@@ -142,6 +142,10 @@ struct HostFacts {
   std::map<std::string, Identity> tmp_ids;
   std::vector<std::string> tmp_socket_links;
   std::vector<std::string> tmp_changed;
+  // The user's own sockets anywhere in /tmp down to 3 levels, whatever their names (a server
+  // that trusts its own user: emacs, nvim, zellij, ...; probe_ipc.cpp), with their identities
+  // in tmp_ids. Sorted.
+  std::vector<std::string> tmp_user_sockets;
   IpcFacts ipc;
   std::string resolv_content;                // /etc/resolv.conf content when it is a symlink
   std::vector<std::string> opt_tool_dirs;    // /opt/<vendor>/<dir> holding a tool on PATH

@@ -55,6 +55,39 @@ void shadow_tmux_dir(Builder& b) {
   shadow_dir(b, d, id);
 }
 
+// The user's own sockets elsewhere in /tmp (probe_ipc.cpp: servers that trust their own user),
+// /dev/null over each as over a seed-named bare socket, except what an option hands in on
+// purpose: --ssh's agent, --keyring's bus, --git's gpg agent, and sockets in a -m dir.
+void add_user_sockets(Builder& b) {
+  std::vector<std::string> wanted;
+  if (b.req.ssh) {
+    if (std::string s = b.f.env_or("SSH_AUTH_SOCK"); !s.empty() && s[0] == '/') wanted.push_back(normalize(s));
+    if (!b.f.ssh_agent_dir.empty()) wanted.push_back(b.f.ssh_agent_dir);
+  }
+  if (b.req.keyring) wanted.push_back(dbus_socket_path(b.f));
+  if (b.req.git) wanted.push_back(gpg_binds(b.f.ipc.gpg_dirs).agent_source);
+  for (const auto& m : b.f.mount_paths) wanted.push_back(m);
+  std::vector<std::string> unshadowed;
+  for (const auto& f : b.f.tmp_user_sockets) {
+    bool keep = false;
+    for (const auto& w : wanted) keep |= !w.empty() && (f == w || is_under(f, w));
+    for (const auto& w : wanted) keep |= !w.empty() && b.f.at(w).real == f;  // a link to it
+    if (keep) continue;
+    // Only by the helper: as a bwrap option, a socket removed since the probe would stop the
+    // start (bwrap cannot pass over a missing destination), and sockets come and go. Stated.
+    if (!b.f.inner_mounts) {
+      unshadowed.push_back(f);
+      continue;
+    }
+    InnerMount m{f, InnerKind::ShadowFile, tmp_id(b, f, S_IFSOCK), f, "your own socket in /tmp", ""};
+    m.if_same = true;
+    b.shadows.push_back(m);
+  }
+  if (!unshadowed.empty())
+    b.p.warnings.push_back(std::to_string(unshadowed.size()) + " socket(s) of yours in /tmp (first " + unshadowed.front() +
+                           ") stay reachable from the sandbox: blaude cannot mount inside it here; --clear-tmp closes them");
+}
+
 }  // namespace
 
 void add_tmp_ipc(Builder& b) {
@@ -86,6 +119,7 @@ void add_tmp_ipc(Builder& b) {
     b.held_binds.insert({"/dev/null", f});
   }
   if (is_under(b.f.ipc.tmux_dir, "/tmp")) shadow_tmux_dir(b);
+  add_user_sockets(b);
 }
 
 void add_ipc_late(Builder& b) {

@@ -40,24 +40,75 @@ struct TmpEntry {
   unsigned char type;
 };
 
-// The seed-named entries of the held /tmp descriptor, from ONE getdents64 call where it fits:
-// the kernel lists a dir under its lock, which a rename in it takes too, so the listing is one
+// The entries of a held dir descriptor (/tmp: the seed names are picked from it), from ONE
+// getdents64 call where it fits: the kernel lists a dir under its lock, which a rename in it takes too, so the listing is one
 // state of /tmp. Name by name (lstat after readdir) a socket swapped between two names in
 // flight showed as two symlinks, and nothing was shadowed (race_protect_socket.sh: 3 of 10).
-std::vector<TmpEntry> list_tmp(int fd) {
+std::vector<TmpEntry> list_tmp(int fd, size_t buf_size = 1 << 20) {
   std::vector<TmpEntry> out;
-  std::vector<char> buf(1 << 20);
+  std::vector<char> buf(buf_size);
   for_each_dir_entry(fd, buf, [&](const char* name, unsigned char type, unsigned long long ino) {
-    if (is_tmp_ipc_name(name)) out.push_back({name, ino, type});
+    out.push_back({name, ino, type});
   });
   return out;
+}
+
+// The user's own servers in /tmp, whatever their names: a socket owned by the user, at the top
+// level or in dirs of the user's down to kUserSocketDepth levels (emacs's /tmp/emacsUID/server,
+// nvim's /tmp/nvim.USER/XXXX/nvim.PID.0, zellij, i3, screen, VS Code's CLI socket). Such a
+// server trusts its own user, and the sandbox runs as that user: emacsclient --eval, nvim
+// --remote-send or zellij action run commands on the host. Other users' sockets (a database's)
+// are theirs to guard, and the seed names are shadowed whole above. Not entered: symlinks, dirs of
+// other users, the seed-named dirs, the workspace and $HOME (visible through their own binds, not
+// only here). Bounded: kUserSocketDirs dirs listed at most, then a warning.
+constexpr int kUserSocketDepth = 3;
+constexpr int kUserSocketDirs = 256;
+
+void scan_user_sockets(HostFacts& f, int tmp_fd, const std::vector<TmpEntry>& top) {
+  struct Dir {
+    UniqueFd fd;
+    std::string path;
+    int depth;
+  };
+  std::vector<Dir> todo;
+  int listed = 0;
+  auto visit = [&](int dfd, const std::string& dir, const std::vector<TmpEntry>& entries, int depth) {
+    for (const auto& e : entries) {
+      if (depth == 1 && is_tmp_ipc_name(e.name)) continue;
+      if (e.type != DT_SOCK && e.type != DT_DIR && e.type != DT_UNKNOWN) continue;
+      const std::string path = dir + "/" + e.name;
+      struct stat st;
+      if (::fstatat(dfd, e.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != f.uid) continue;
+      if (S_ISSOCK(st.st_mode)) {
+        f.tmp_user_sockets.push_back(path);
+        f.tmp_ids[path] = Identity{(unsigned long long)st.st_dev, (unsigned long long)st.st_ino, unsigned(S_IFSOCK)};
+      } else if (S_ISDIR(st.st_mode) && depth < kUserSocketDepth && path != f.cwd && path != f.home_real &&
+                 path != f.home) {
+        UniqueFd sub(::openat(dfd, e.name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (sub) todo.push_back({std::move(sub), path, depth + 1});
+      }
+    }
+  };
+  visit(tmp_fd, "/tmp", top, 1);
+  while (!todo.empty()) {
+    Dir d = std::move(todo.back());
+    todo.pop_back();
+    if (++listed > kUserSocketDirs) {
+      f.probe_warnings.push_back("the scan for your own sockets in /tmp stopped after " + std::to_string(kUserSocketDirs) +
+                                 " dirs: sockets below " + d.path + " and the rest may be reachable (--clear-tmp closes them)");
+      break;
+    }
+    visit(d.fd.get(), d.path, list_tmp(d.fd.get(), 32 * 1024), d.depth);
+  }
 }
 
 void scan_tmp(HostFacts& f) {
   UniqueFd tmp(::open("/tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   struct stat ts;
   if (!tmp || ::fstat(tmp.get(), &ts) != 0) return;
-  for (const auto& e : list_tmp(tmp.get())) {
+  const std::vector<TmpEntry> all = list_tmp(tmp.get());
+  for (const auto& e : all) {
+    if (!is_tmp_ipc_name(e.name)) continue;
     const std::string path = "/tmp/" + e.name;
     struct stat st;
     if (::fstatat(tmp.get(), e.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
@@ -85,7 +136,8 @@ void scan_tmp(HostFacts& f) {
     (S_ISDIR(st.st_mode) ? f.tmp_socket_dirs : f.tmp_socket_files).push_back(path);
     f.tmp_ids[path] = Identity{(unsigned long long)st.st_dev, (unsigned long long)st.st_ino, unsigned(st.st_mode & S_IFMT)};
   }
-  for (auto* v : {&f.tmp_socket_dirs, &f.tmp_socket_files, &f.tmp_socket_links, &f.tmp_changed})
+  scan_user_sockets(f, tmp.get(), all);
+  for (auto* v : {&f.tmp_socket_dirs, &f.tmp_socket_files, &f.tmp_socket_links, &f.tmp_changed, &f.tmp_user_sockets})
     std::sort(v->begin(), v->end());
 }
 

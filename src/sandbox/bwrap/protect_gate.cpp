@@ -181,6 +181,12 @@ struct Helper {
     return int(::syscall(SYS_openat2, root, rel, &how, sizeof how));
   }
 
+  static bool same(int fd, const Identity& id) {
+    struct stat st;
+    return ::fstat(fd, &st) == 0 && (unsigned long long)st.st_dev == id.dev && (unsigned long long)st.st_ino == id.ino &&
+           (st.st_mode & S_IFMT) == id.type;
+  }
+
   void expect(int fd, const Identity& id, const char* path) {
     struct stat st;
     if (::fstat(fd, &st) != 0) fail("cannot stat", path, errno);
@@ -284,6 +290,10 @@ struct Helper {
     if (m.kind == InnerKind::EmptyDir) return empty_dir(path, &m.id);
     char rel[PATH_MAX];
     int fd = resolve(path, rel);
+    if (m.if_same && (fd < 0 ? errno == ENOENT : !same(fd, m.id))) {
+      if (fd >= 0) ::close(fd);
+      return;
+    }
     if (fd < 0) fail(errno == ELOOP || errno == EXDEV || errno == ENOENT ? "changed while the sandbox was starting:" : "cannot open", path,
                      errno == ELOOP || errno == EXDEV || errno == ENOENT ? 0 : errno);
     expect(fd, m.id, path);
