@@ -11,11 +11,8 @@
 . "$(dirname "$0")/lib.sh"
 
 need_sandbox
-NEW=$("$BLAUDE_SRC/scripts/get-bwrap-overlay.sh" 2>"$T_DIR/get.err") || missing "the overlay bwrap: $(cat "$T_DIR/get.err")"
-NEW=$(dirname "$NEW")
-NOBODY=65534
-H="$T_DIR/home"
-WS="$T_DIR/ws"
+need_overlay_bwrap
+sandbox_dirs
 FEAT="$H/.cache/blaude/bwrap-features-$NOBODY"
 
 fresh() {
@@ -23,16 +20,6 @@ fresh() {
   mkdir -p "$H/.claude" "$H/.config" "$H/.cache/other" "$H/.local/state/other" "$WS"
   echo "# mine" >"$H/.bashrc"
   chown -R $NOBODY:$NOBODY "$H" "$WS"
-}
-SB_ENV=()
-sb() {  # sb BWRAP_DIR [blaude options] -- SCRIPT
-  local bw=$1 opts=()
-  shift
-  while [ "$1" != "--" ]; do opts+=("$1"); shift; done
-  shift
-  (cd "$WS" && env -i HOME="$H" PATH="$bw:/usr/bin:/bin" TERM=dumb "${SB_ENV[@]}" \
-    setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
-    "$BLAUDE" "${opts[@]}" --exec sh -c "$1" </dev/null 2>"$T_DIR/sb.err")
 }
 
 attack='
@@ -48,9 +35,9 @@ for bw in /usr/bin "$NEW"; do
   for pm in helper bwrap-options; do
     fresh
     SB_ENV=(BLAUDE_PROTECT_MOUNTS=$pm)
-    sb "$bw" -- true || true  # the first session writes the cache and the log
+    sb_nobody "$bw" -- true || true  # the first session writes the cache and the log
     before=$(cat "$FEAT" 2>/dev/null)
-    out=$(sb "$bw" -m "$H/.cache:rw" -m "$H/.local/state:rw" -- "$attack" || true)
+    out=$(sb_nobody "$bw" -m "$H/.cache:rw" -m "$H/.local/state:rw" -- "$attack" || true)
     l="$label ($pm)"
     check "$l control: the -m mounts are writable from inside" grep -q "siblings written" <<<"$out"
     check "$l: the feature cache cannot be rewritten" not grep -q "cache planted" <<<"$out"
@@ -58,7 +45,7 @@ for bw in /usr/bin "$NEW"; do
     check_eq "$l: the cache entry is unchanged on the host" "$before" "$(cat "$FEAT" 2>/dev/null)"
     check "$l: no link can be planted in the log dir" not grep -q "log link planted" <<<"$out"
     check "$l: the log is still a file" test ! -L "$H/.local/state/blaude/blaude.log"
-    sb "$bw" -- true || true
+    sb_nobody "$bw" -- true || true
     check_eq "$l: ~/.bashrc unchanged after the next session" "# mine" "$(cat "$H/.bashrc")"
   done
   SB_ENV=()
@@ -66,20 +53,20 @@ done
 
 # Defence in depth, overlay bwrap: an entry planted from outside (as if a guard had failed).
 fresh
-sb "$NEW" -- true || true
+sb_nobody "$NEW" -- true || true
 id=$(head -n1 "$FEAT")
 check "the overlay bwrap's entry says overlay=1" grep -qx "overlay=1" "$FEAT"
 check "control: with overlays the plan makes ~/.config write-discarding" \
-  grep -q -- "--tmp-overlay $H/.config" <<<"$(sb "$NEW" --dry-run -- true 2>&1)"
+  grep -q -- "--tmp-overlay $H/.config" <<<"$(sb_nobody "$NEW" --dry-run -- true 2>&1)"
 printf '%s\noverlay=1\nfd_binds=0\n' "$id" >"$FEAT"
 SB_ENV=(BLAUDE_PROTECT_MOUNTS=bwrap-options)
-dry=$(sb "$NEW" --dry-run -- true 2>&1; cat "$T_DIR/sb.err")
+dry=$(sb_nobody "$NEW" --dry-run -- true 2>&1; cat "$T_DIR/sb.err")
 SB_ENV=()
 check "control: a planted entry is read (its fail-closed 'no fd binds' is honoured: a refusal)" \
   grep -q "cannot bind from a descriptor" <<<"$dry"
 printf '%s\noverlay=0\nfd_binds=1\n' "$id" >"$FEAT"
-dry=$(sb "$NEW" --dry-run -- true 2>&1; cat "$T_DIR/sb.err")
+dry=$(sb_nobody "$NEW" --dry-run -- true 2>&1; cat "$T_DIR/sb.err")
 check "a planted 'no overlays' is asked again: the plan keeps bwrap's overlays" grep -q -- "--tmp-overlay $H/.config" <<<"$dry"
-sb "$NEW" -- true || true
+sb_nobody "$NEW" -- true || true
 check "and the entry is rewritten with the true answer" grep -qx "overlay=1" "$FEAT"
 finish

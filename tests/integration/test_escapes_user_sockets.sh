@@ -12,13 +12,8 @@
 . "$(dirname "$0")/lib.sh"
 
 need_sandbox
-NEW=$("$BLAUDE_SRC/scripts/get-bwrap-overlay.sh" 2>"$T_DIR/get.err") || missing "the overlay bwrap: $(cat "$T_DIR/get.err")"
-NEW=$(dirname "$NEW")
-NOBODY=65534
-H="$T_DIR/home"
-WS="$T_DIR/ws"
-mkdir -p "$H/.claude" "$WS"
-chown -R $NOBODY:$NOBODY "$H" "$WS"
+need_overlay_bwrap
+sandbox_dirs
 # Top-level dirs of the user, as the servers make them (removed at exit).
 E=/tmp/blaude-t-emacs.$$ V=/tmp/blaude-t-nvim.$$ F=/tmp/blaude-t-far.$$ A=/tmp/blaude-t-agent.$$ C=/tmp/blaude-t-churn.$$
 PIDS=()
@@ -49,15 +44,11 @@ try:
     s.connect(sys.argv[1]); print(sys.argv[1], s.recv(8).decode().strip())
 except OSError as e:
     print(sys.argv[1], \"refused\")" "$s"; done'
-SB_ENV=()
-sb() {  # sb BWRAP_DIR [blaude options] -- ARGS...
-  local bw=$1 opts=()
+sb() {  # sb BWRAP_DIR [blaude options] -- SOCKETS...: the probe script on them
+  local a=()
+  while [ "$1" != "--" ]; do a+=("$1"); shift; done
   shift
-  while [ "$1" != "--" ]; do opts+=("$1"); shift; done
-  shift
-  (cd "$WS" && env -i HOME="$H" PATH="$bw:/usr/bin:/bin" TERM=dumb "${SB_ENV[@]}" \
-    setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
-    "$BLAUDE" "${opts[@]}" --exec sh -c "$probe" sh "$@" </dev/null 2>"$T_DIR/sb.err")
+  sb_nobody "${a[@]}" -- "$probe" "$@"
 }
 
 for bw in /usr/bin "$NEW"; do
