@@ -17,13 +17,13 @@ sandbox_dirs
 # Top-level dirs of the user, as the servers make them (removed at exit).
 E=/tmp/blaude-t-emacs.$$ V=/tmp/blaude-t-nvim.$$ F=/tmp/blaude-t-far.$$ A=/tmp/blaude-t-agent.$$ C=/tmp/blaude-t-churn.$$
 PIDS=()
-at_exit 'kill "${PIDS[@]}" 2>/dev/null; rm -rf "$E" "$V" "$F" "$A" "$C"'
+at_exit 'kill "${PIDS[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$E" "$V" "$F" "$A" "$C"'
 mkdir -p "$E" "$V/x" "$F/a/b/c" "$A" "$C"
 chown -R $NOBODY:$NOBODY "$E" "$V" "$F" "$A" "$C"
 chmod 700 "$E" "$V" "$F" "$A" "$C"
 
 serve() {  # serve PATH: a unix server of uid 65534 that answers "HOST" (30 s at most)
-  as_nobody timeout 30 /usr/bin/python3 -c '
+  setpriv --reuid=65534 --regid=65534 --clear-groups timeout 30 /usr/bin/python3 -c '
 import socket, sys
 s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8)
 while True:
@@ -70,7 +70,7 @@ SB_ENV=()
 check "bwrap-option form: the warning names the sockets left reachable" grep -q "socket(s) of yours in /tmp.*stay reachable" "$T_DIR/sb.err"
 
 # Sockets made and removed while sessions start: no start is refused.
-as_nobody timeout 20 /usr/bin/python3 -c '
+setpriv --reuid=65534 --regid=65534 --clear-groups timeout 20 /usr/bin/python3 -c '
 import socket, os, sys, time
 d = sys.argv[1]; i = 0
 while True:
