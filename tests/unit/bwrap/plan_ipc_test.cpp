@@ -134,3 +134,32 @@ TEST_CASE("blaude's cache and log dirs are guards at a -m DIR:rw that shows them
   CHECK_FALSE(mount_at(p, cache + "/blaude"));
   CHECK_FALSE(mount_at(p, state + "/blaude"));
 }
+
+TEST_CASE("the user's own sockets in /tmp get /dev/null by the helper, passed over if gone; opt-ins stay", "[sandbox][escapes]") {
+  auto f = old_bwrap_host(Kind::Dir);
+  f.overlay = true;
+  const std::string emacs = "/tmp/emacs1000/server", agent = "/tmp/agent.x/a.sock";
+  f.tmp_user_sockets = {agent, emacs};
+  f.tmp_ids[emacs] = Identity{1, 11, 0140000};
+  f.tmp_ids[agent] = Identity{1, 12, 0140000};
+  f.env["SSH_AUTH_SOCK"] = agent;
+  put(f, agent, Kind::Socket);
+  auto shadow_of = [](const LaunchPlan& p, const std::string& path) { return mount_at(p, path); };
+  SandboxRequest r;
+  auto p = plan_of(f, r);
+  REQUIRE(shadow_of(p, emacs));
+  CHECK(shadow_of(p, emacs)->kind == InnerKind::ShadowFile);
+  CHECK(shadow_of(p, emacs)->if_same);
+  CHECK(shadow_of(p, emacs)->id.ino == 11);
+  CHECK(shadow_of(p, agent));  // without --ssh the agent is one more socket of the user
+  r.ssh = true;
+  p = plan_of(f, r);
+  CHECK(shadow_of(p, emacs));
+  CHECK_FALSE(shadow_of(p, agent));  // --ssh hands it in on purpose
+  // No helper: not as bwrap options (a socket gone since the probe would stop the start); said.
+  f.inner_mounts = false;
+  p = plan_of(f, {});
+  CHECK_FALSE(has(p.argv, {"--ro-bind", "/dev/null", emacs}));
+  CHECK(std::any_of(p.warnings.begin(), p.warnings.end(),
+                    [](const std::string& w) { return w.find("socket(s) of yours in /tmp") != std::string::npos; }));
+}
