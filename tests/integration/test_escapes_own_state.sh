@@ -51,6 +51,14 @@ for bw in /usr/bin "$NEW"; do
   SB_ENV=()
 done
 
+# The very first session, when neither dir exists yet: blaude makes them (its cache and log go
+# there before the sandbox starts) and they are read-only inside all the same.
+fresh
+out=$(sb_nobody /usr/bin -m "$H/.cache:rw" -m "$H/.local/state:rw" -- "$attack" || true)
+check "first session: it starts (control: the -m mounts are writable)" grep -q "siblings written" <<<"$out"
+check "first session: the cache and log dirs are read-only all the same" \
+  not grep -q "cache planted\|cache dir swapped\|log link planted" <<<"$out"
+
 # Defence in depth, overlay bwrap: an entry planted from outside (as if a guard had failed).
 fresh
 sb_nobody "$NEW" -- true || true

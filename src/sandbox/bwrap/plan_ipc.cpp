@@ -136,7 +136,13 @@ void add_ipc_late(Builder& b) {
     const std::string host = own_dir_host(b.f, d.path);
     if (host.empty()) continue;
     const PathFact& pf = b.f.at(d.path);
-    if (pf.lkind == Kind::Missing) {
+    if (pf.lkind == Kind::Missing && d.path != b.f.ipc.config_dir) {
+      // blaude makes its cache and log dirs itself before the sandbox starts (the feature cache,
+      // the log), so "missing, kept empty" would meet a full dir: made here first (0700, as it
+      // would), then read-only like a present one.
+      b.p.preparations.push_back({HostPrep::Kind::MakeDir, host, 0700, "", true, d.why});
+      b.always_guards.push_back({host, Guard::ReadOnly, d.why});
+    } else if (pf.lkind == Kind::Missing) {
       b.always_guards.push_back({host, Guard::EmptyDir, d.why});
     } else if (pf.lkind == Kind::Dir) {
       b.always_guards.push_back({host, Guard::ReadOnly, d.why});

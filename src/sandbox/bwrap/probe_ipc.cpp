@@ -210,8 +210,14 @@ std::string dot_config_host(const HostFacts& f) {
 }
 
 void identify_ipc_guards(HostFacts& f) {
-  for (const auto& d : own_dirs(f))
-    if (std::string c = own_dir_host(f, d.path); !c.empty()) identify(f.ws.ids, c);
+  for (const auto& d : own_dirs(f)) {
+    const std::string c = own_dir_host(f, d.path);
+    if (c.empty()) continue;
+    identify(f.ws.ids, c);
+    // Missing cache and log dirs are made by the prepare step (plan_ipc.cpp): only their type is
+    // known, and the helper checks that (no symlink on the way, a dir).
+    if (d.path != f.ipc.config_dir && f.at(d.path).lkind == Kind::Missing) f.ws.ids[c] = Identity{0, 0, S_IFDIR};
+  }
   if (f.overlay || f.ipc.own_overlay) return;
   if (std::string cfg = dot_config_host(f); !cfg.empty())
     for (const auto* list : {&kConfigLoginDirs, &kConfigAppDirs})

@@ -114,7 +114,7 @@ TEST_CASE("blaude's cache and log dirs are guards at a -m DIR:rw that shows them
   f.ipc.state_dir = state + "/blaude";
   for (const std::string& p : {cache + "/blaude", state + "/blaude"}) identify(f.ws.ids, p);
   for (auto& [p, id] : f.ws.ids) id = Identity{1, std::hash<std::string>{}(p), 0040000};
-  f.ws.ids[state + "/blaude"] = Identity{};  // missing: no identity
+  f.ws.ids[state + "/blaude"] = Identity{0, 0, 0040000};  // missing: made by a preparation (type only)
   SandboxRequest r;
   for (const auto& d : {cache, state}) {
     r.mounts.push_back({d, true});
@@ -126,8 +126,12 @@ TEST_CASE("blaude's cache and log dirs are guards at a -m DIR:rw that shows them
     const auto p = plan_of(f, r);
     REQUIRE(mount_at(p, cache + "/blaude"));
     CHECK(mount_at(p, cache + "/blaude")->kind == InnerKind::ReadOnly);
-    REQUIRE(mount_at(p, state + "/blaude"));  // missing: kept empty, so no link can be planted
-    CHECK(mount_at(p, state + "/blaude")->kind == InnerKind::EmptyDir);
+    // Missing: blaude makes it (its log goes there before the sandbox starts), then read-only.
+    REQUIRE(mount_at(p, state + "/blaude"));
+    CHECK(mount_at(p, state + "/blaude")->kind == InnerKind::ReadOnly);
+    CHECK(std::any_of(p.preparations.begin(), p.preparations.end(), [&](const HostPrep& h) {
+      return h.kind == HostPrep::Kind::MakeDir && h.path == state + "/blaude" && h.required;
+    }));
   }
   // Control: with no alias showing them (the tmpfs $HOME), no mount at all.
   const auto p = plan_of(f);
