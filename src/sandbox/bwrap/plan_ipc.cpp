@@ -130,8 +130,8 @@ void add_ipc_late(Builder& b) {
   // answer would weaken it, a planted link in the log dir would redirect blaude's appends. Guards
   // of the protect layout (protect.cpp): read-only at every alias through which they are
   // writable (a host-writable ~/.config, -m DIR:rw, a write grant, the workspace), pinned above;
-  // a missing one is made empty there and kept empty. Nothing where no alias shows them (the
-  // tmpfs $HOME, an overlay): no mount in the default layout.
+  // a missing config dir is made empty there and kept empty (the cache and log dirs: below).
+  // Nothing where no alias shows them (the tmpfs $HOME, an overlay): no mount by default.
   for (const auto& d : own_dirs(b.f)) {
     const std::string host = own_dir_host(b.f, d.path);
     if (host.empty()) continue;
