@@ -1,6 +1,6 @@
 // libFuzzer: the one git config parser (common/git_config.hpp) through the sandbox's view of it
 // (sandbox/workspace/git_config.hpp). Never crashes, and the view is the parser's entries
-// exactly: every entry with a section, in order, split at git's dots, with a lower-case section
+// exactly: every entry whose section and name are git key words, in order, split at git's dots, with a lower-case section
 // and key made only of the characters git allows there.
 #include <cstdint>
 #include <cstdlib>
@@ -16,7 +16,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t j = 0;
   for (const auto& p : parsed.entries) {
     const auto k = blaude::split_key(p.key);
-    if (k.section.empty()) continue;
+    bool word = !k.section.empty() && !k.name.empty();
+    for (char c : k.section + k.name)
+      word &= (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+    if (!word) continue;
     if (j >= entries.size()) std::abort();
     const auto& e = entries[j++];
     if (e.section != k.section || e.subsection != k.subsection || e.key != k.name) std::abort();

@@ -15,13 +15,23 @@ bool truthy(const GitConfigEntry& e) {
   return v == "true" || v == "yes" || v == "on" || (!v.empty() && v != "0" && v.find_first_not_of("0123456789") == std::string::npos);
 }
 
+// Non-empty, and only what git allows in a section or key name (lower-cased by the parser).
+bool key_word(const std::string& w) {
+  for (char c : w)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.')) return false;
+  return !w.empty();
+}
+
 }  // namespace
 
 std::vector<GitConfigEntry> parse_git_config(std::string_view text) {
   std::vector<GitConfigEntry> out;
   for (const auto& e : ::blaude::parse_git_config(text).entries) {
     const KeyParts k = split_key(e.key);
-    if (k.section.empty()) continue;  // a key before any section header belongs to none
+    // A key before any section header belongs to none; an empty name, or bytes git allows in no
+    // key, are what git makes of a subsection cut at a NUL ("[i \"\0\"] x" lists as "i.",
+    // "[i \"\xff\0\"] x" as "i.\xff"): none is a key the sandbox follows.
+    if (!key_word(k.section) || !key_word(k.name)) continue;
     out.push_back({k.section, k.subsection, k.name, e.value.value_or(""), e.value.has_value()});
   }
   return out;

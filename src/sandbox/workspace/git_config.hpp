@@ -19,7 +19,7 @@ struct GitConfigEntry {
 
 // Every entry git acts on, in file order: where git gives up on a file ("bad config line N")
 // the entries stop, as git's reading does (it runs nothing past it); keys before any section
-// header are none of git's. The file itself stays protected read-only whatever it holds.
+// header, or with an empty name (a subsection cut at a NUL), are left out. The file itself stays protected read-only whatever it holds.
 std::vector<GitConfigEntry> parse_git_config(std::string_view text);
 
 // What the sandbox needs of one config file.
