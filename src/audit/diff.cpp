@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "audit/git_config.hpp"
+#include "common/git_config.hpp"
 #include "audit/git_keys.hpp"
 #include "audit/git_paths.hpp"
 #include "common/paths.hpp"

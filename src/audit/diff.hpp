@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "audit/git_config.hpp"
+#include "common/git_config.hpp"
 #include "audit/snapshot.hpp"
 
 namespace blaude::audit {

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "audit/git_config.hpp"
+#include "common/git_config.hpp"
 
 namespace blaude::audit {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "audit/git_config.hpp"
+#include "common/git_config.hpp"
 
 namespace blaude::audit {
 

@@ -17,7 +17,7 @@
 #include <memory>
 #include <set>
 
-#include "audit/git_config.hpp"
+#include "common/git_config.hpp"
 #include "audit/git_paths.hpp"
 #include "common/dir_list.hpp"
 #include "common/paths.hpp"

@@ -1,5 +1,7 @@
 #include "common/log.hpp"
 
+#include <sys/stat.h>
+
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/dist_sink.h>
 #include <spdlog/sinks/null_sink.h>
@@ -26,11 +28,12 @@ State& state() {
 
 }  // namespace
 
-std::string default_path(const HostEnv& host) {
-  std::string state_home = host.get("XDG_STATE_HOME");
-  if (state_home.empty() || state_home[0] != '/') state_home = host.home + "/.local/state";
-  return normalize(state_home + "/blaude/blaude.log");
+std::string state_dir(const std::string& xdg_state_home, const std::string& home) {
+  const std::string base = xdg_state_home.empty() || xdg_state_home[0] != '/' ? home + "/.local/state" : xdg_state_home;
+  return normalize(base + "/blaude");
 }
+
+std::string default_path(const HostEnv& host) { return state_dir(host.get("XDG_STATE_HOME"), host.home) + "/blaude.log"; }
 
 void off() {
   spdlog::set_default_logger(
@@ -65,6 +68,9 @@ std::string open_file() {
   s.dist->remove_sink(s.memory);
   s.memory.reset();
   if (s.path.empty() || !make_dirs(dirname_of(s.path), 0700)) return "";
+  // spdlog opens by path and follows a link: a link there (planted while a guard was down)
+  // would make every line an append to whatever it names, ~/.bashrc say. No log then.
+  if (struct stat st; ::lstat(s.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return "";
   try {
     auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>(s.path);
     file->set_pattern(kPattern);

@@ -22,5 +22,9 @@ void init(const HostEnv& host, bool debug);
 std::string open_file();
 // The path the log uses for this host.
 std::string default_path(const HostEnv& host);
+// blaude's state dir, the log's: $XDG_STATE_HOME/blaude (absolute only), else
+// ~/.local/state/blaude. The sandbox planner guards it (a planted link there would redirect
+// the log's appends), so both ask this one function.
+std::string state_dir(const std::string& xdg_state_home, const std::string& home);
 
 }  // namespace blaude::log

@@ -68,6 +68,11 @@ struct InnerMount {
   std::string host;  // the host path it shows (for --dry-run and the bwrap-option fallback)
   std::string why;   // what it protects, for --dry-run
   std::string from;  // Mirror: the sandbox path cloned (mounted earlier in the list)
+  // ShadowFile only: a socket gone (or another object at the name) by the time the helper runs
+  // is passed over, not a refusal. For the user's own sockets anywhere in /tmp (plan_ipc.cpp),
+  // which servers make and remove at will: one removed in between needs no shadow, and one put
+  // at the name since is a new socket, reachable like any socket made after start.
+  bool if_same = false;
 };
 
 // A bind in argv (`--bind SRC DST` / `--ro-bind SRC DST` at `index`) that the launcher turns

@@ -8,9 +8,10 @@
 #include <string_view>
 
 #include "audit/diff.hpp"
-#include "audit/git_config.hpp"
+#include "common/git_config.hpp"
 #include "audit/git_keys.hpp"
 
+using namespace blaude;
 using namespace blaude::audit;
 
 namespace {

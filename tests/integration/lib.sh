@@ -54,6 +54,30 @@ need_sandbox() {
   as_nobody bwrap --unshare-user --ro-bind / / true 2>"$T_DIR/userns.err" ||
     host_lacks "bwrap cannot create a user namespace as uid 65534: $(cat "$T_DIR/userns.err")"
 }
+# need_overlay_bwrap: NEW = the dir of the overlay-capable bwrap (scripts/get-bwrap-overlay.sh).
+need_overlay_bwrap() {
+  NEW=$("$BLAUDE_SRC/scripts/get-bwrap-overlay.sh" 2>"$T_DIR/get.err") || missing "the overlay bwrap: $(cat "$T_DIR/get.err")"
+  NEW=$(dirname "$NEW")
+}
+# A home and a workspace of uid 65534 for sb_nobody: NOBODY, H (with .claude) and WS.
+sandbox_dirs() {
+  NOBODY=65534 H="$T_DIR/home" WS="$T_DIR/ws"
+  mkdir -p "$H/.claude" "$WS"
+  chown -R $NOBODY:$NOBODY "$H" "$WS"
+}
+# sb_nobody BWRAP_DIR [blaude options] -- SCRIPT [ARGS...]: the real blaude as uid 65534 in $WS,
+# HOME=$H, the bwrap of BWRAP_DIR first on PATH, the variables in SB_ENV; runs `sh -c SCRIPT sh
+# ARGS...`; stdin /dev/null, stderr in $T_DIR/sb.err.
+SB_ENV=()
+sb_nobody() {
+  local bw=$1 opts=()
+  shift
+  while [ "$1" != "--" ]; do opts+=("$1"); shift; done
+  shift
+  (cd "$WS" && env -i HOME="$H" PATH="$bw:/usr/bin:/bin" TERM=dumb "${SB_ENV[@]}" \
+    setpriv --reuid=65534 --regid=65534 --clear-groups \
+    "$BLAUDE" "${opts[@]}" --exec sh -c "$1" sh "${@:2}" </dev/null 2>"$T_DIR/sb.err")
+}
 finish() {
   echo "$T_NAME: $((T_CHECKS-T_FAILS)) of $T_CHECKS checks passed"
   [ "$T_FAILS" -eq 0 ] && [ "$T_CHECKS" -gt 0 ]

@@ -9,8 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 need_sandbox
-NEW=$("$BLAUDE_SRC/scripts/get-bwrap-overlay.sh" 2>"$T_DIR/get.err") || missing "the overlay bwrap: $(cat "$T_DIR/get.err")"
-NEW=$(dirname "$NEW")
+need_overlay_bwrap
 NOBODY=65534
 H="$T_DIR/home"
 mkdir -p "$H/.claude" "$H/marks"

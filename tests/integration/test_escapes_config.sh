@@ -13,11 +13,8 @@
 . "$(dirname "$0")/lib.sh"
 
 need_sandbox
-NEW=$("$BLAUDE_SRC/scripts/get-bwrap-overlay.sh" 2>"$T_DIR/get.err") || missing "the overlay bwrap: $(cat "$T_DIR/get.err")"
-NEW=$(dirname "$NEW")
-NOBODY=65534
-H="$T_DIR/home"
-WS="$T_DIR/ws"
+need_overlay_bwrap
+sandbox_dirs
 
 fresh() {
   rm -rf "$H" "$WS"
@@ -25,16 +22,6 @@ fresh() {
   echo "-- mine" >"$H/.config/nvim/init.lua"
   echo "theme=light" >"$H/.config/app.conf"
   chown -R $NOBODY:$NOBODY "$H" "$WS"
-}
-SB_ENV=()
-sb() {  # sb BWRAP_DIR [blaude options] -- SCRIPT
-  local bw=$1 opts=()
-  shift
-  while [ "$1" != "--" ]; do opts+=("$1"); shift; done
-  shift
-  (cd "$WS" && env -i HOME="$H" PATH="$bw:/usr/bin:/bin" TERM=dumb "${SB_ENV[@]}" \
-    setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
-    "$BLAUDE" "${opts[@]}" --exec sh -c "$1" </dev/null 2>"$T_DIR/sb.err")
 }
 
 attack='
@@ -54,7 +41,7 @@ for bw in /usr/bin "$NEW"; do
     fresh
     opt=()
     [ $mode = control ] && opt=(--allow-protected-writes)
-    out=$(sb "$bw" "${opt[@]}" -- "$attack" || true)
+    out=$(sb_nobody "$bw" "${opt[@]}" -- "$attack" || true)
     if [ $mode = attack ]; then
       check "$label: inside, writes to ~/.config work during the session" grep -q "theme=evil" <<<"$out"
       check "$label: autostart entry discarded" test ! -e "$H/.config/autostart/evil.desktop"
@@ -63,7 +50,7 @@ for bw in /usr/bin "$NEW"; do
       check_eq "$label: other config unchanged on the host" "theme=light" "$(cat "$H/.config/app.conf")"
       check "$label: blaude's own policy cannot be planted" test ! -e "$H/.config/blaude/policy"
       check "$label: --dry-run does not call ~/.config host-writable" \
-        not grep -qi "writable on the host" <<<"$(sb "$bw" --dry-run -- true 2>&1; cat "$T_DIR/sb.err")"
+        not grep -qi "writable on the host" <<<"$(sb_nobody "$bw" --dry-run -- true 2>&1; cat "$T_DIR/sb.err")"
     else
       check "$label control: without protection ~/.config is written through" grep -q evil "$H/.config/nvim/init.lua"
       check "$label control: blaude's own policy stays read-only even so" test ! -e "$H/.config/blaude/policy"
@@ -76,7 +63,7 @@ done
 for pm in helper bwrap-options; do
   fresh
   SB_ENV=(BLAUDE_OWN_OVERLAY=off BLAUDE_PROTECT_MOUNTS=$pm)
-  out=$(sb /usr/bin -- "$attack" || true)
+  out=$(sb_nobody /usr/bin -- "$attack" || true)
   label="bwrap 0.8, no overlay at all ($pm)"
   check "$label: autostart entry refused" test ! -e "$H/.config/autostart/evil.desktop"
   check "$label: a missing systemd dir is kept empty" test ! -e "$H/.config/systemd/user/evil.service"
@@ -84,7 +71,7 @@ for pm in helper bwrap-options; do
   check "$label: blaude's own policy cannot be planted" test ! -e "$H/.config/blaude/policy"
   check "$label: the session saw the refusal" grep -q "policy refused" <<<"$out"
   check "$label control: other config is written through (and said so)" grep -q "theme=evil" "$H/.config/app.conf"
-  dry=$(sb /usr/bin --dry-run -- true 2>&1; cat "$T_DIR/sb.err")
+  dry=$(sb_nobody /usr/bin --dry-run -- true 2>&1; cat "$T_DIR/sb.err")
   check "$label: the warning names ~/.config host-writable and the pinned dirs" \
     grep -qi "writable on the host.*read-only: autostart" <<<"$(tr '\n' ' ' <<<"$dry")"
   SB_ENV=()

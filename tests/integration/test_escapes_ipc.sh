@@ -10,8 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 
 need_sandbox
-NEW=$("$BLAUDE_SRC/scripts/get-bwrap-overlay.sh" 2>"$T_DIR/get.err") || missing "the overlay bwrap: $(cat "$T_DIR/get.err")"
-NEW=$(dirname "$NEW")
+need_overlay_bwrap
 command -v python3 >/dev/null || missing python3
 command -v keyctl >/dev/null || missing "keyctl (keyutils)"
 NOBODY=65534

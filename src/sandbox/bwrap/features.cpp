@@ -38,10 +38,43 @@ RunResult probe_userns(const std::string& bwrap) {
   return run_capture({bwrap, "--unshare-all", "--share-net", "--die-with-parent", "--ro-bind", "/", "/", "--", "true"}, o);
 }
 
+std::string own_cache_dir(const std::string& home) { return home.empty() ? std::string() : home + "/.cache/blaude"; }
+
 bool cache_dir_ok(const std::string& dir, uid_t uid) {
   struct stat st;
   return ::lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid;
 }
+
+namespace {
+
+// Whether the file holds the bytes (an unreadable or huge file: true, so the caller asks).
+bool mentions(const std::string& file, std::string_view what) {
+  auto text = read_small_file(file, 16 * 1024 * 1024, Follow::Yes);
+  return !text || text->find(what) != std::string::npos;
+}
+
+// The options that fail on a bwrap without overlays (and, with fd, without fd binds).
+std::vector<std::string> overlay_probe_args(bool fd) {
+  std::vector<std::string> a;
+  if (fd) a = {"--ro-bind-fd", "0", "/"};
+  a.insert(a.end(), {"--overlay-src", "/", "--tmp-overlay", "/", "--version"});
+  return a;
+}
+
+// r with the cache entry for its answers as preparations (none when there is no cache file).
+BwrapFeatures with_cache_entry(BwrapFeatures r, const std::string& home, const std::string& dir,
+                               const std::string& file, const std::string& id) {
+  if (file.empty()) return r;
+  // ~/.cache, then ~/.cache/blaude (0700), then the entry; none of it is needed to launch.
+  for (const std::string& d : {home + "/.cache", dir})
+    r.cache_writes.push_back(HostPrep{HostPrep::Kind::MakeDir, d, 0700, "", false, "bwrap feature cache"});
+  r.cache_writes.push_back(HostPrep{HostPrep::Kind::ReplaceFile, file, 0600,
+                                    id + "\noverlay=" + (r.overlay ? "1" : "0") + "\nfd_binds=" + (r.fd_binds ? "1" : "0") + "\n",
+                                    false, "bwrap feature cache (which options this bwrap accepts)"});
+  return r;
+}
+
+}  // namespace
 
 BwrapFeatures bwrap_features(const std::string& bwrap, const std::string& home, uid_t uid) {
   BwrapFeatures r;
@@ -50,24 +83,33 @@ BwrapFeatures bwrap_features(const std::string& bwrap, const std::string& home, 
     r.probe_failed = true;
     return r;
   }
-  const std::string dir = home.empty() ? "" : home + "/.cache/blaude";
+  const std::string dir = own_cache_dir(home);
   const std::string file = dir.empty() ? "" : dir + "/bwrap-features-" + std::to_string(uid);
   if (!file.empty() && cache_dir_ok(dir, uid)) {
     std::string c = read_small_file(file, 1024, Follow::No).value_or("");
     // An entry without the fd_binds line was written before it was asked: stale.
     if (c.rfind(id + "\n", 0) == 0 && c.find("\nfd_binds=") != std::string::npos) {
-      r.overlay = c.find("\noverlay=1\n") != std::string::npos;
       r.fd_binds = c.find("\nfd_binds=1\n") != std::string::npos;
-      return r;
+      // Trusting the rest wrongly fails closed: bwrap refuses an overlay option it lacks, and
+      // without fd binds the launch refuses held binds. "No overlays" weakens the layout, so it
+      // is asked again: the sandbox may have written it (through -m ~/.cache:rw, say) if a
+      // guard ever failed.
+      if (c.find("\noverlay=1\n") != std::string::npos) {
+        r.overlay = true;
+        return r;
+      }
+      // A bwrap that has overlays names the option in its usage text and parser: a binary
+      // without the string cannot have them (~50 us to read, where asking costs an exec,
+      // ~1.5 ms). Only a binary that mentions it is asked.
+      if (!mentions(bwrap, "--overlay-src") || run_bwrap_quietly(bwrap, overlay_probe_args(r.fd_binds)) != 0) return r;
+      r = BwrapFeatures{};  // the entry lied (or bwrap gained overlays in place): asked afresh
     }
   }
   // bwrap parses every option before acting on --version, so an unknown option fails here
   // without creating a namespace (the fd is only parsed, never used). A bwrap that cannot even
   // print its version is broken. Two runs on 0.5-0.8 (as before the fd bit), one on 0.9+.
   const std::vector<std::string> fd = {"--ro-bind-fd", "0", "/"};
-  std::vector<std::string> both = fd;
-  both.insert(both.end(), {"--overlay-src", "/", "--tmp-overlay", "/", "--version"});
-  if (run_bwrap_quietly(bwrap, both) == 0) {
+  if (run_bwrap_quietly(bwrap, overlay_probe_args(true)) == 0) {
     r.overlay = true;
   } else if (run_bwrap_quietly(bwrap, {fd[0], fd[1], fd[2], "--version"}) != 0) {
     r.fd_binds = false;
@@ -77,15 +119,7 @@ BwrapFeatures bwrap_features(const std::string& bwrap, const std::string& home, 
       return r;
     }
   }
-  if (!file.empty()) {
-    // ~/.cache, then ~/.cache/blaude (0700), then the entry; none of it is needed to launch.
-    for (const std::string& d : {home + "/.cache", dir})
-      r.cache_writes.push_back(HostPrep{HostPrep::Kind::MakeDir, d, 0700, "", false, "bwrap feature cache"});
-    r.cache_writes.push_back(HostPrep{HostPrep::Kind::ReplaceFile, file, 0600,
-                             id + "\noverlay=" + (r.overlay ? "1" : "0") + "\nfd_binds=" + (r.fd_binds ? "1" : "0") + "\n", false,
-                             "bwrap feature cache (which options this bwrap accepts)"});
-  }
-  return r;
+  return with_cache_entry(r, home, dir, file, id);
 }
 
 }  // namespace blaude::sandbox::bwrap

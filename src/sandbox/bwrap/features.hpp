@@ -22,12 +22,18 @@ struct BwrapFeatures {
 // so an upgrade or a downgrade invalidates it.
 std::string bwrap_identity(const std::string& bwrap);
 
+// blaude's cache dir: ~/.cache/blaude ("" when home is ""). A guard of every sandbox
+// (plan_ipc.cpp): never writable from inside, in any mode.
+std::string own_cache_dir(const std::string& home);
+
 // ~/.cache/blaude (or any cache dir) is used only when it is a dir of ours: a link or someone
 // else's dir never is.
 bool cache_dir_ok(const std::string& dir, uid_t uid);
 
 // Reads the cache, or asks bwrap (a few ms) when it is stale; never writes: a stale cache's new
-// entry is returned as a preparation. home "" (or not ours): no cache.
+// entry is returned as a preparation. home "" (or not ours): no cache. Only answers whose
+// forgery fails closed are taken from the cache: a cached "no overlays" is asked again (one
+// bwrap run), since a planted one would put the next session in the fallback layout.
 BwrapFeatures bwrap_features(const std::string& bwrap, const std::string& home, uid_t uid);
 
 // Runs bwrap with these arguments and an empty environment, output discarded, at most

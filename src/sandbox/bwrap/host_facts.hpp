@@ -100,6 +100,8 @@ struct IpcFacts {
   std::string own_overlay_cache;    // that cache file, when it was read or is to be written
   std::string tmux_dir;           // the user's tmux socket dir: ${TMUX_TMPDIR:-/tmp}/tmux-UID
   std::string config_dir;         // blaude's own: $XDG_CONFIG_HOME/blaude or ~/.config/blaude
+  std::string cache_dir;          // blaude's own: ~/.cache/blaude (bwrap's feature cache, ...)
+  std::string state_dir;          // blaude's own: $XDG_STATE_HOME/blaude (the log)
   std::map<std::string, std::string> gpg_dirs;  // `gpgconf --list-dirs` (only under --git)
   std::string gpg_problem;        // why gpgconf gave nothing
 };
@@ -140,6 +142,10 @@ struct HostFacts {
   std::map<std::string, Identity> tmp_ids;
   std::vector<std::string> tmp_socket_links;
   std::vector<std::string> tmp_changed;
+  // The user's own sockets anywhere in /tmp down to 3 levels, whatever their names (a server
+  // that trusts its own user: emacs, nvim, zellij, ...; probe_ipc.cpp), with their identities
+  // in tmp_ids. Sorted.
+  std::vector<std::string> tmp_user_sockets;
   IpcFacts ipc;
   std::string resolv_content;                // /etc/resolv.conf content when it is a symlink
   std::vector<std::string> opt_tool_dirs;    // /opt/<vendor>/<dir> holding a tool on PATH

@@ -34,7 +34,7 @@ std::string own_overlay_key_now(const std::string& bwrap, uid_t uid) {
 }
 
 std::string own_overlay_cache_file(const std::string& home, uid_t uid) {
-  return home.empty() ? std::string() : home + "/.cache/blaude/own-overlay-" + std::to_string(uid);
+  return home.empty() ? std::string() : own_cache_dir(home) + "/own-overlay-" + std::to_string(uid);
 }
 
 }  // namespace blaude::sandbox::bwrap

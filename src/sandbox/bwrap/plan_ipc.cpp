@@ -55,6 +55,39 @@ void shadow_tmux_dir(Builder& b) {
   shadow_dir(b, d, id);
 }
 
+// The user's own sockets elsewhere in /tmp (probe_ipc.cpp: servers that trust their own user),
+// /dev/null over each as over a seed-named bare socket, except what an option hands in on
+// purpose: --ssh's agent, --keyring's bus, --git's gpg agent, and sockets in a -m dir.
+void add_user_sockets(Builder& b) {
+  std::vector<std::string> wanted;
+  if (b.req.ssh) {
+    if (std::string s = b.f.env_or("SSH_AUTH_SOCK"); !s.empty() && s[0] == '/') wanted.push_back(normalize(s));
+    if (!b.f.ssh_agent_dir.empty()) wanted.push_back(b.f.ssh_agent_dir);
+  }
+  if (b.req.keyring) wanted.push_back(dbus_socket_path(b.f));
+  if (b.req.git) wanted.push_back(gpg_binds(b.f.ipc.gpg_dirs).agent_source);
+  for (const auto& m : b.f.mount_paths) wanted.push_back(m);
+  std::vector<std::string> unshadowed;
+  for (const auto& f : b.f.tmp_user_sockets) {
+    bool keep = false;
+    for (const auto& w : wanted) keep |= !w.empty() && (f == w || is_under(f, w));
+    for (const auto& w : wanted) keep |= !w.empty() && b.f.at(w).real == f;  // a link to it
+    if (keep) continue;
+    // Only by the helper: as a bwrap option, a socket removed since the probe would stop the
+    // start (bwrap cannot pass over a missing destination), and sockets come and go. Stated.
+    if (!b.f.inner_mounts) {
+      unshadowed.push_back(f);
+      continue;
+    }
+    InnerMount m{f, InnerKind::ShadowFile, tmp_id(b, f, S_IFSOCK), f, "your own socket in /tmp", ""};
+    m.if_same = true;
+    b.shadows.push_back(m);
+  }
+  if (!unshadowed.empty())
+    b.p.warnings.push_back(std::to_string(unshadowed.size()) + " socket(s) of yours in /tmp (first " + unshadowed.front() +
+                           ") stay reachable from the sandbox: blaude cannot mount inside it here; --clear-tmp closes them");
+}
+
 }  // namespace
 
 void add_tmp_ipc(Builder& b) {
@@ -86,27 +119,36 @@ void add_tmp_ipc(Builder& b) {
     b.held_binds.insert({"/dev/null", f});
   }
   if (is_under(b.f.ipc.tmux_dir, "/tmp")) shadow_tmux_dir(b);
+  add_user_sockets(b);
 }
 
 void add_ipc_late(Builder& b) {
   // TMUX_TMPDIR elsewhere (the workspace, a -m DIR:rw): after the mounts that show it.
   if (!b.req.allow_protected_writes && !is_under(b.f.ipc.tmux_dir, "/tmp")) shadow_tmux_dir(b);
-  // blaude's own config (the user policy, the trust ledger) is read-only in every mode: a
-  // planted user policy would be applied by the next session without a prompt. A guard of the
-  // protect layout (protect.cpp): read-only at every alias through which it is writable (a
-  // host-writable ~/.config, -m DIR:rw, a write grant, the workspace), pinned above; a missing
-  // one is made empty there and kept empty. Nothing where no alias shows it (an overlay).
-  const PathFact& pf = b.f.at(b.f.ipc.config_dir);
-  const std::string host = config_dir_host(b.f);
-  if (host.empty()) return;
-  const char* why = "blaude's own config (a planted user policy would apply without a prompt)";
-  if (pf.lkind == Kind::Missing) {
-    b.always_guards.push_back({host, Guard::EmptyDir, why});
-  } else if (pf.lkind == Kind::Dir) {
-    b.always_guards.push_back({host, Guard::ReadOnly, why});
-  } else {
-    throw PlanError(b.f.ipc.config_dir + " is not a directory",
-                    "blaude keeps its user policy and trust ledger there; move it away.");
+  // blaude's own dirs (probe_ipc.hpp: config, cache, log) are read-only in every mode: a
+  // planted user policy would be applied by the next session without a prompt, a planted cache
+  // answer would weaken it, a planted link in the log dir would redirect blaude's appends. Guards
+  // of the protect layout (protect.cpp): read-only at every alias through which they are
+  // writable (a host-writable ~/.config, -m DIR:rw, a write grant, the workspace), pinned above;
+  // a missing config dir is made empty there and kept empty (the cache and log dirs: below).
+  // Nothing where no alias shows them (the tmpfs $HOME, an overlay): no mount by default.
+  for (const auto& d : own_dirs(b.f)) {
+    const std::string host = own_dir_host(b.f, d.path);
+    if (host.empty()) continue;
+    const PathFact& pf = b.f.at(d.path);
+    if (pf.lkind == Kind::Missing && d.path != b.f.ipc.config_dir) {
+      // blaude makes its cache and log dirs itself before the sandbox starts (the feature cache,
+      // the log), so "missing, kept empty" would meet a full dir: made here first (0700, as it
+      // would), then read-only like a present one.
+      b.p.preparations.push_back({HostPrep::Kind::MakeDir, host, 0700, "", true, d.why});
+      b.always_guards.push_back({host, Guard::ReadOnly, d.why});
+    } else if (pf.lkind == Kind::Missing) {
+      b.always_guards.push_back({host, Guard::EmptyDir, d.why});
+    } else if (pf.lkind == Kind::Dir) {
+      b.always_guards.push_back({host, Guard::ReadOnly, d.why});
+    } else {
+      throw PlanError(d.path + " is not a directory", std::string("It is ") + d.why + "; move it away.");
+    }
   }
 }
 

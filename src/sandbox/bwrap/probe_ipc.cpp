@@ -11,6 +11,7 @@
 #include "common/paths.hpp"
 #include "common/subprocess.hpp"
 #include "common/file_io.hpp"
+#include "common/log.hpp"
 #include "common/unique_fd.hpp"
 #include "sandbox/bwrap/confine.hpp"
 #include "sandbox/bwrap/features.hpp"
@@ -39,24 +40,75 @@ struct TmpEntry {
   unsigned char type;
 };
 
-// The seed-named entries of the held /tmp descriptor, from ONE getdents64 call where it fits:
-// the kernel lists a dir under its lock, which a rename in it takes too, so the listing is one
+// The entries of a held dir descriptor (/tmp: the seed names are picked from it), from ONE
+// getdents64 call where it fits: the kernel lists a dir under its lock, which a rename in it takes too, so the listing is one
 // state of /tmp. Name by name (lstat after readdir) a socket swapped between two names in
 // flight showed as two symlinks, and nothing was shadowed (race_protect_socket.sh: 3 of 10).
-std::vector<TmpEntry> list_tmp(int fd) {
+std::vector<TmpEntry> list_tmp(int fd, size_t buf_size = 1 << 20) {
   std::vector<TmpEntry> out;
-  std::vector<char> buf(1 << 20);
+  std::vector<char> buf(buf_size);
   for_each_dir_entry(fd, buf, [&](const char* name, unsigned char type, unsigned long long ino) {
-    if (is_tmp_ipc_name(name)) out.push_back({name, ino, type});
+    out.push_back({name, ino, type});
   });
   return out;
+}
+
+// The user's own servers in /tmp, whatever their names: a socket owned by the user, at the top
+// level or in dirs of the user's down to kUserSocketDepth levels (emacs's /tmp/emacsUID/server,
+// nvim's /tmp/nvim.USER/XXXX/nvim.PID.0, zellij, i3, screen, VS Code's CLI socket). Such a
+// server trusts its own user, and the sandbox runs as that user: emacsclient --eval, nvim
+// --remote-send or zellij action run commands on the host. Other users' sockets (a database's)
+// are theirs to guard, and the seed names are shadowed whole above. Not entered: symlinks, dirs of
+// other users, the seed-named dirs, the workspace and $HOME (visible through their own binds, not
+// only here). Bounded: kUserSocketDirs dirs listed at most, then a warning.
+constexpr int kUserSocketDepth = 3;
+constexpr int kUserSocketDirs = 256;
+
+void scan_user_sockets(HostFacts& f, int tmp_fd, const std::vector<TmpEntry>& top) {
+  struct Dir {
+    UniqueFd fd;
+    std::string path;
+    int depth;
+  };
+  std::vector<Dir> todo;
+  int listed = 0;
+  auto visit = [&](int dfd, const std::string& dir, const std::vector<TmpEntry>& entries, int depth) {
+    for (const auto& e : entries) {
+      if (depth == 1 && is_tmp_ipc_name(e.name)) continue;
+      if (e.type != DT_SOCK && e.type != DT_DIR && e.type != DT_UNKNOWN) continue;
+      const std::string path = dir + "/" + e.name;
+      struct stat st;
+      if (::fstatat(dfd, e.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != f.uid) continue;
+      if (S_ISSOCK(st.st_mode)) {
+        f.tmp_user_sockets.push_back(path);
+        f.tmp_ids[path] = Identity{(unsigned long long)st.st_dev, (unsigned long long)st.st_ino, unsigned(S_IFSOCK)};
+      } else if (S_ISDIR(st.st_mode) && depth < kUserSocketDepth && path != f.cwd && path != f.home_real &&
+                 path != f.home) {
+        UniqueFd sub(::openat(dfd, e.name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (sub) todo.push_back({std::move(sub), path, depth + 1});
+      }
+    }
+  };
+  visit(tmp_fd, "/tmp", top, 1);
+  while (!todo.empty()) {
+    Dir d = std::move(todo.back());
+    todo.pop_back();
+    if (++listed > kUserSocketDirs) {
+      f.probe_warnings.push_back("the scan for your own sockets in /tmp stopped after " + std::to_string(kUserSocketDirs) +
+                                 " dirs: sockets below " + d.path + " and the rest may be reachable (--clear-tmp closes them)");
+      break;
+    }
+    visit(d.fd.get(), d.path, list_tmp(d.fd.get(), 32 * 1024), d.depth);
+  }
 }
 
 void scan_tmp(HostFacts& f) {
   UniqueFd tmp(::open("/tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   struct stat ts;
   if (!tmp || ::fstat(tmp.get(), &ts) != 0) return;
-  for (const auto& e : list_tmp(tmp.get())) {
+  const std::vector<TmpEntry> all = list_tmp(tmp.get());
+  for (const auto& e : all) {
+    if (!is_tmp_ipc_name(e.name)) continue;
     const std::string path = "/tmp/" + e.name;
     struct stat st;
     if (::fstatat(tmp.get(), e.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
@@ -84,7 +136,8 @@ void scan_tmp(HostFacts& f) {
     (S_ISDIR(st.st_mode) ? f.tmp_socket_dirs : f.tmp_socket_files).push_back(path);
     f.tmp_ids[path] = Identity{(unsigned long long)st.st_dev, (unsigned long long)st.st_ino, unsigned(st.st_mode & S_IFMT)};
   }
-  for (auto* v : {&f.tmp_socket_dirs, &f.tmp_socket_files, &f.tmp_socket_links, &f.tmp_changed})
+  scan_user_sockets(f, tmp.get(), all);
+  for (auto* v : {&f.tmp_socket_dirs, &f.tmp_socket_files, &f.tmp_socket_links, &f.tmp_changed, &f.tmp_user_sockets})
     std::sort(v->begin(), v->end());
 }
 
@@ -132,12 +185,23 @@ void probe_gpg(HostFacts& f) {
 
 }  // namespace
 
-std::string config_dir_host(const HostFacts& f) {
-  if (f.ipc.config_dir.empty()) return {};
-  const PathFact& c = f.at(f.ipc.config_dir);
+std::vector<OwnDir> own_dirs(const HostFacts& f) {
+  std::vector<OwnDir> v;
+  if (!f.ipc.config_dir.empty())
+    v.push_back({f.ipc.config_dir, "blaude's own config (a planted user policy would apply without a prompt)"});
+  if (!f.ipc.cache_dir.empty())
+    v.push_back({f.ipc.cache_dir, "blaude's own cache (a planted \"no overlays\" answer would weaken the next session)"});
+  if (!f.ipc.state_dir.empty())
+    v.push_back({f.ipc.state_dir, "blaude's own log dir (a planted link would redirect the log's appends)"});
+  return v;
+}
+
+std::string own_dir_host(const HostFacts& f, const std::string& dir) {
+  if (dir.empty()) return {};
+  const PathFact& c = f.at(dir);
   if (c.lkind != Kind::Missing) return c.real;
-  const PathFact& parent = f.at(dirname_of(f.ipc.config_dir));
-  return parent.kind == Kind::Dir && !parent.real.empty() ? parent.real + "/blaude" : std::string();
+  const PathFact& parent = f.at(dirname_of(dir));
+  return parent.kind == Kind::Dir && !parent.real.empty() ? parent.real + "/" + basename_of(dir) : std::string();
 }
 
 std::string dot_config_host(const HostFacts& f) {
@@ -146,7 +210,14 @@ std::string dot_config_host(const HostFacts& f) {
 }
 
 void identify_ipc_guards(HostFacts& f) {
-  if (std::string c = config_dir_host(f); !c.empty()) identify(f.ws.ids, c);
+  for (const auto& d : own_dirs(f)) {
+    const std::string c = own_dir_host(f, d.path);
+    if (c.empty()) continue;
+    identify(f.ws.ids, c);
+    // Missing cache and log dirs are made by the prepare step (plan_ipc.cpp): only their type is
+    // known, and the helper checks that (no symlink on the way, a dir).
+    if (d.path != f.ipc.config_dir && f.at(d.path).lkind == Kind::Missing) f.ws.ids[c] = Identity{0, 0, S_IFDIR};
+  }
   if (f.overlay || f.ipc.own_overlay) return;
   if (std::string cfg = dot_config_host(f); !cfg.empty())
     for (const auto* list : {&kConfigLoginDirs, &kConfigAppDirs})
@@ -173,8 +244,10 @@ void probe_ipc(HostFacts& f, const SandboxRequest& req) {
   f.paths.emplace(tt, probe_path(tt));
   std::string xdg = f.env_or("XDG_CONFIG_HOME");
   f.ipc.config_dir = (xdg.empty() || xdg[0] != '/' ? f.home + "/.config" : normalize(xdg)) + "/blaude";
-  f.paths.emplace(f.ipc.config_dir, probe_path(f.ipc.config_dir));
-  f.paths.emplace(dirname_of(f.ipc.config_dir), probe_path(dirname_of(f.ipc.config_dir)));
+  f.ipc.cache_dir = own_cache_dir(f.home);
+  f.ipc.state_dir = f.home.empty() ? std::string() : log::state_dir(f.env_or("XDG_STATE_HOME"), f.home);
+  for (const auto& d : own_dirs(f))
+    for (const std::string& p : {d.path, dirname_of(d.path)}) f.paths.emplace(p, probe_path(p));
   if (!f.overlay && !f.ipc.own_overlay)
     for (const auto* list : {&kConfigLoginDirs, &kConfigAppDirs})
       for (const auto& r : *list) f.paths.emplace(f.home + "/.config/" + r, probe_path(f.home + "/.config/" + r));

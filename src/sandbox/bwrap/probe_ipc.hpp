@@ -15,9 +15,18 @@ void probe_ipc(HostFacts& f, const SandboxRequest& req);
 extern const std::vector<std::string> kConfigLoginDirs;  // pinned even when missing
 extern const std::vector<std::string> kConfigAppDirs;    // pinned when present
 
-// Where blaude's own config dir is on the host, canonical ("" when neither it nor its parent
-// exists as a dir): what the planner guards. Pure over f.paths.
-std::string config_dir_host(const HostFacts& f);
+// blaude's own dirs, what it reads at start to decide protections or writes by path: the
+// config dir (user policy, trust ledger), the cache dir (bwrap's feature cache), the state dir
+// (the log). Each is a guard of every sandbox: never writable from inside, in any mode.
+struct OwnDir {
+  std::string path;  // as blaude uses it (f.ipc.config_dir, ...)
+  const char* why;
+};
+std::vector<OwnDir> own_dirs(const HostFacts& f);
+
+// Where one of them is on the host, canonical ("" when neither it nor its parent exists as a
+// dir): what the planner guards. Pure over f.paths.
+std::string own_dir_host(const HostFacts& f, const std::string& dir);
 // The canonical ~/.config ("" when it is no dir). Pure over f.paths.
 std::string dot_config_host(const HostFacts& f);
 

@@ -61,7 +61,7 @@ void collect(Builder& b) {
   Collector c{b.f, b.p, b.guards};
   for (const auto& [rel, pf] : b.f.ws.hits) {
     std::string name = basename_of(rel);
-    if (name == ".vscode" || name == ".idea") {
+    if (is_protected_dir_name(name)) {
       c.dir(rel, pf);
     } else {
       c.file(rel, pf);

@@ -181,6 +181,12 @@ struct Helper {
     return int(::syscall(SYS_openat2, root, rel, &how, sizeof how));
   }
 
+  static bool same(int fd, const Identity& id) {
+    struct stat st;
+    return ::fstat(fd, &st) == 0 && (unsigned long long)st.st_dev == id.dev && (unsigned long long)st.st_ino == id.ino &&
+           (st.st_mode & S_IFMT) == id.type;
+  }
+
   void expect(int fd, const Identity& id, const char* path) {
     struct stat st;
     if (::fstat(fd, &st) != 0) fail("cannot stat", path, errno);
@@ -248,8 +254,9 @@ struct Helper {
     ::close(pfd);
   }
 
-  // The sandbox's /dev/null (bwrap's --dev made it) onto a checked socket file.
-  void null_onto(int fd, const char* path) {
+  // The sandbox's /dev/null (bwrap's --dev made it) onto a checked socket file. if_same: a
+  // socket unlinked since it was opened (ENOENT from move_mount) is passed over.
+  void null_onto(int fd, const char* path, bool if_same) {
     char rel[PATH_MAX];
     int dn = resolve("/dev/null", rel);
     if (dn < 0) fail("cannot open", "/dev/null", errno);
@@ -258,7 +265,8 @@ struct Helper {
     struct mount_attr a = {};
     a.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC | MOUNT_ATTR_RDONLY;
     if (::syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH, &a, sizeof a) != 0) fail("cannot set mount flags on", path, errno);
-    if (::syscall(SYS_move_mount, t, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+    if (::syscall(SYS_move_mount, t, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0 &&
+        !(if_same && errno == ENOENT))
       fail("cannot mount on", path, errno);
     ::close(t);
     ::close(dn);
@@ -284,6 +292,10 @@ struct Helper {
     if (m.kind == InnerKind::EmptyDir) return empty_dir(path, &m.id);
     char rel[PATH_MAX];
     int fd = resolve(path, rel);
+    if (m.if_same && (fd < 0 ? errno == ENOENT : !same(fd, m.id))) {
+      if (fd >= 0) ::close(fd);
+      return;
+    }
     if (fd < 0) fail(errno == ELOOP || errno == EXDEV || errno == ENOENT ? "changed while the sandbox was starting:" : "cannot open", path,
                      errno == ELOOP || errno == EXDEV || errno == ENOENT ? 0 : errno);
     expect(fd, m.id, path);
@@ -295,7 +307,7 @@ struct Helper {
       clone_onto(fd, false, path, src);
       ::close(src);
     } else if (m.kind == InnerKind::ShadowFile) {
-      null_onto(fd, path);
+      null_onto(fd, path, m.if_same);
     } else if (m.kind == InnerKind::ShadowDir) {
       tmpfs_onto(fd, path);
     } else {

@@ -37,7 +37,7 @@ std::string real_of(const std::string& p) {
 
 bool protected_name(const std::string& name, unsigned type) {
   const auto& names = protected_file_names();
-  return name == ".vscode" || name == ".idea" || std::find(names.begin(), names.end(), name) != names.end() ||
+  return is_protected_dir_name(name) || std::find(names.begin(), names.end(), name) != names.end() ||
          (type != S_IFDIR && is_env_file_name(name));
 }
 

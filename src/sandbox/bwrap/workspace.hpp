@@ -31,6 +31,7 @@ using workspace::WorkspaceWalk;
 using workspace::walk_workspace;
 
 using workspace::is_env_file_name;
+using workspace::is_protected_dir_name;
 using workspace::protected_file_names;
 
 }  // namespace blaude::sandbox::bwrap

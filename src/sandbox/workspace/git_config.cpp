@@ -1,140 +1,12 @@
 #include "sandbox/workspace/git_config.hpp"
 
+#include "common/git_config.hpp"
+
 namespace blaude::sandbox::workspace {
 
 namespace {
 
 char lower(char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; }
-bool alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool alnum(char c) { return alpha(c) || (c >= '0' && c <= '9'); }
-bool space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
-
-struct Parser {
-  std::string_view s;
-  size_t i = 0;
-  std::string section, subsection;
-  bool in_section = false;
-  std::vector<GitConfigEntry> out;
-
-  bool end() const { return i >= s.size(); }
-  char peek() const { return end() ? '\n' : s[i]; }
-  void skip_line() {
-    while (!end() && s[i] != '\n') ++i;
-    if (!end()) ++i;
-  }
-  void skip_space() {
-    while (!end() && space(s[i])) ++i;
-  }
-
-  // [name] or [name "sub"] or the legacy [name.sub]; false = malformed.
-  bool header() {
-    ++i;  // '['
-    std::string name;
-    while (!end() && (alnum(s[i]) || s[i] == '-' || s[i] == '.')) name += lower(s[i++]);
-    std::string sub;
-    if (!end() && space(s[i])) {
-      skip_space();
-      if (peek() != '"') return false;
-      ++i;
-      for (;;) {
-        if (end() || s[i] == '\n') return false;
-        char c = s[i++];
-        if (c == '"') break;
-        if (c == '\\') {
-          if (end() || s[i] == '\n') return false;
-          c = s[i++];
-        }
-        sub += c;
-      }
-    } else if (auto dot = name.find('.'); dot != std::string::npos) {
-      sub = name.substr(dot + 1);
-      name.resize(dot);
-    }
-    if (peek() != ']' || name.empty()) return false;
-    ++i;
-    section = name;
-    subsection = sub;
-    in_section = true;
-    return true;
-  }
-
-  // After '=': the value up to the end of the (continued) line, quotes and escapes resolved.
-  std::string value() {
-    std::string v;
-    size_t keep = 0;  // length of v without trailing unquoted blanks
-    bool quoted = false;
-    skip_space();
-    while (!end()) {
-      char c = s[i++];
-      if (c == '\n') break;
-      if (!quoted && (c == '#' || c == ';')) {
-        skip_line();
-        break;
-      }
-      if (c == '"') {
-        quoted = !quoted;
-        keep = v.size();
-        continue;
-      }
-      if (c == '\\') {
-        if (end()) break;
-        char e = s[i++];
-        if (e == '\n') continue;  // continuation
-        if (e == '\r' && peek() == '\n') {
-          ++i;
-          continue;
-        }
-        v += e == 'n' ? '\n' : e == 't' ? '\t' : e == 'b' ? '\b' : e;
-        keep = v.size();
-        continue;
-      }
-      v += c;
-      if (quoted || !space(c)) keep = v.size();
-    }
-    v.resize(keep);
-    return v;
-  }
-
-  void entry() {
-    std::string key;
-    while (!end() && (alnum(s[i]) || s[i] == '-')) key += lower(s[i++]);
-    skip_space();
-    GitConfigEntry e{section, subsection, key, {}, false};
-    if (peek() == '=') {
-      ++i;
-      e.value = value();
-      e.has_value = true;
-    } else if (peek() == '\n' || peek() == '#' || peek() == ';') {
-      skip_line();
-    } else {
-      skip_line();  // junk after the key: git rejects the file; we keep nothing of the line
-      return;
-    }
-    if (in_section) out.push_back(std::move(e));
-  }
-
-  void run() {
-    while (!end()) {
-      skip_space();
-      char c = peek();
-      if (c == '\n') {
-        ++i;
-      } else if (c == '#' || c == ';') {
-        skip_line();
-      } else if (c == '[') {
-        if (!header()) {
-          in_section = false;
-          skip_line();
-        }
-        // keys may follow the header on the same line
-      } else if (alpha(c)) {
-        entry();
-      } else {
-        skip_line();
-      }
-    }
-  }
-};
 
 bool truthy(const GitConfigEntry& e) {
   if (!e.has_value) return true;
@@ -143,14 +15,26 @@ bool truthy(const GitConfigEntry& e) {
   return v == "true" || v == "yes" || v == "on" || (!v.empty() && v != "0" && v.find_first_not_of("0123456789") == std::string::npos);
 }
 
+// Non-empty, and only what git allows in a section or key name (lower-cased by the parser).
+bool key_word(const std::string& w) {
+  for (char c : w)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.')) return false;
+  return !w.empty();
+}
+
 }  // namespace
 
 std::vector<GitConfigEntry> parse_git_config(std::string_view text) {
-  Parser p;
-  p.s = text;
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") p.i = 3;  // git skips a UTF-8 BOM
-  p.run();
-  return std::move(p.out);
+  std::vector<GitConfigEntry> out;
+  for (const auto& e : ::blaude::parse_git_config(text).entries) {
+    const KeyParts k = split_key(e.key);
+    // A key before any section header belongs to none; an empty name, or bytes git allows in no
+    // key, are what git makes of a subsection cut at a NUL ("[i \"\0\"] x" lists as "i.",
+    // "[i \"\xff\0\"] x" as "i.\xff"): none is a key the sandbox follows.
+    if (!key_word(k.section) || !key_word(k.name)) continue;
+    out.push_back({k.section, k.subsection, k.name, e.value.value_or(""), e.value.has_value()});
+  }
+  return out;
 }
 
 GitConfigFacts git_config_facts(const std::vector<GitConfigEntry>& entries) {

@@ -1,6 +1,7 @@
-// A reader of git's config syntax (git-config(1) "CONFIGURATION FILE"), for the few keys the
-// sandbox must follow: where hooks live, whether worktree configs are read, which files are
-// included. Pure: text in, entries out; fuzzed (tests/fuzz/fuzz_git_config.cpp).
+// git's config as the sandbox needs it: the few keys it must follow (where hooks live, whether
+// worktree configs are read, which files are included), over the one git-faithful parser
+// (common/git_config.hpp, shared with the audit). Pure: text in, entries out; fuzzed
+// (tests/fuzz/fuzz_git_config.cpp).
 #pragma once
 #include <string>
 #include <string_view>
@@ -16,9 +17,9 @@ struct GitConfigEntry {
   bool has_value = false;
 };
 
-// Every entry, in file order. Malformed lines are skipped the way they cannot hurt: a bad
-// section header ends the current section (later keys belong to none), so a key is never
-// attributed to a section it was not written in.
+// Every entry git acts on, in file order: where git gives up on a file ("bad config line N")
+// the entries stop, as git's reading does (it runs nothing past it); keys before any section
+// header, or with an empty name (a subsection cut at a NUL), are left out. The file itself stays protected read-only whatever it holds.
 std::vector<GitConfigEntry> parse_git_config(std::string_view text);
 
 // What the sandbox needs of one config file.

@@ -16,10 +16,23 @@ const std::vector<std::string>& protected_file_names() {
       ".zlogin", ".gitconfig", ".gitmodules", ".ripgreprc", ".mcp.json",
       // The project policy: the agent must not widen its own grants (the trust gate would ask
       // again, but a user in a hurry says yes).
-      ".blaude", ".xclaude"};
+      ".blaude", ".xclaude",
+      // Read by a host tool on its own, with commands in them: mise runs a config's [hooks] and
+      // [env] _.source when the shell enters the dir, and trusts a config by its path (not its
+      // content, unlike direnv's .envrc), so an edit to a trusted one runs at the next cd; a dev
+      // container's initializeCommand runs on the host when the folder is reopened in it.
+      // Dot names only: the walk lists dot names (workspace_walk.cpp), so mise's undotted
+      // mise.toml is not covered yet (stated in docs/policy.md).
+      ".mise.toml", ".mise.local.toml", ".devcontainer.json"};
   return names;
 }
 
-bool is_protected_dir_name(const std::string& name) { return name == ".vscode" || name == ".idea"; }
+bool is_protected_dir_name(const std::string& name) {
+  // Editors' project settings that name commands they run (tasks, language servers, a dev
+  // container's initializeCommand, mise's .mise/config.toml).
+  for (const char* d : {".vscode", ".idea", ".devcontainer", ".zed", ".helix", ".mise"})
+    if (name == d) return true;
+  return false;
+}
 
 }  // namespace blaude::sandbox::workspace

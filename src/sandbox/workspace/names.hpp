@@ -9,9 +9,11 @@ namespace blaude::sandbox::workspace {
 // .env, .env.local, .envrc (direnv runs it on the host): files only; a venv dir named .env is not,
 // nor the templates .env.example, .env.sample and .env.template.
 bool is_env_file_name(const std::string& name);
-// Shell rc files, .gitconfig/.gitmodules, .ripgreprc, .mcp.json, the policy files.
+// Shell rc files, .gitconfig/.gitmodules, .ripgreprc, .mcp.json, the policy files, mise's
+// configs, .devcontainer.json.
 const std::vector<std::string>& protected_file_names();
-// Directories whose settings an editor runs: protected as a whole.
+// Directories whose settings an editor or tool runs (.vscode, .idea, .devcontainer, .zed,
+// .helix, .mise): protected as a whole.
 bool is_protected_dir_name(const std::string& name);
 
 }  // namespace blaude::sandbox::workspace

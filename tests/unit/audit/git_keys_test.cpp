@@ -12,6 +12,7 @@
 #include "audit/git_keys.hpp"
 #include "catch.hpp"
 
+using namespace blaude;
 using namespace blaude::audit;
 
 namespace {

@@ -18,6 +18,7 @@
 #include "catch.hpp"
 #include "temp_dir.hpp"
 
+using namespace blaude;
 using namespace blaude::audit;
 using blaude::testing::TempDir;
 namespace fs = std::filesystem;

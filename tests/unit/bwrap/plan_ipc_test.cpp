@@ -101,3 +101,69 @@ TEST_CASE("with overlays nothing of ~/.config is guarded: writes are discarded",
   CHECK_FALSE(mount_at(p, kCfg + "/nvim"));
   CHECK(has(p.argv, {"--overlay-src", kCfg, "--tmp-overlay", kCfg}));
 }
+
+TEST_CASE("blaude's cache and log dirs are guards at a -m DIR:rw that shows them, in every mode", "[sandbox][escapes]") {
+  auto f = old_bwrap_host(Kind::Dir);
+  f.overlay = true;  // ~/.config is no alias here: only the -m mount shows the dirs
+  const std::string cache = "/home/u/.cache", state = "/home/u/.local/state";
+  put(f, cache, Kind::Dir);
+  put(f, cache + "/blaude", Kind::Dir);
+  put(f, state, Kind::Dir);
+  put(f, state + "/blaude", Kind::Missing);
+  f.ipc.cache_dir = cache + "/blaude";
+  f.ipc.state_dir = state + "/blaude";
+  for (const std::string& p : {cache + "/blaude", state + "/blaude"}) identify(f.ws.ids, p);
+  for (auto& [p, id] : f.ws.ids) id = Identity{1, std::hash<std::string>{}(p), 0040000};
+  f.ws.ids[state + "/blaude"] = Identity{0, 0, 0040000};  // missing: made by a preparation (type only)
+  SandboxRequest r;
+  for (const auto& d : {cache, state}) {
+    r.mounts.push_back({d, true});
+    f.mount_paths.push_back(d);
+    f.mounts.push_back(f.at(d));
+  }
+  for (bool off : {false, true}) {
+    r.allow_protected_writes = off;
+    const auto p = plan_of(f, r);
+    REQUIRE(mount_at(p, cache + "/blaude"));
+    CHECK(mount_at(p, cache + "/blaude")->kind == InnerKind::ReadOnly);
+    // Missing: blaude makes it (its log goes there before the sandbox starts), then read-only.
+    REQUIRE(mount_at(p, state + "/blaude"));
+    CHECK(mount_at(p, state + "/blaude")->kind == InnerKind::ReadOnly);
+    CHECK(std::any_of(p.preparations.begin(), p.preparations.end(), [&](const HostPrep& h) {
+      return h.kind == HostPrep::Kind::MakeDir && h.path == state + "/blaude" && h.required;
+    }));
+  }
+  // Control: with no alias showing them (the tmpfs $HOME), no mount at all.
+  const auto p = plan_of(f);
+  CHECK_FALSE(mount_at(p, cache + "/blaude"));
+  CHECK_FALSE(mount_at(p, state + "/blaude"));
+}
+
+TEST_CASE("the user's own sockets in /tmp get /dev/null by the helper, passed over if gone; opt-ins stay", "[sandbox][escapes]") {
+  auto f = old_bwrap_host(Kind::Dir);
+  f.overlay = true;
+  const std::string emacs = "/tmp/emacs1000/server", agent = "/tmp/agent.x/a.sock";
+  f.tmp_user_sockets = {agent, emacs};
+  f.tmp_ids[emacs] = Identity{1, 11, 0140000};
+  f.tmp_ids[agent] = Identity{1, 12, 0140000};
+  f.env["SSH_AUTH_SOCK"] = agent;
+  put(f, agent, Kind::Socket);
+  auto shadow_of = [](const LaunchPlan& p, const std::string& path) { return mount_at(p, path); };
+  SandboxRequest r;
+  auto p = plan_of(f, r);
+  REQUIRE(shadow_of(p, emacs));
+  CHECK(shadow_of(p, emacs)->kind == InnerKind::ShadowFile);
+  CHECK(shadow_of(p, emacs)->if_same);
+  CHECK(shadow_of(p, emacs)->id.ino == 11);
+  CHECK(shadow_of(p, agent));  // without --ssh the agent is one more socket of the user
+  r.ssh = true;
+  p = plan_of(f, r);
+  CHECK(shadow_of(p, emacs));
+  CHECK_FALSE(shadow_of(p, agent));  // --ssh hands it in on purpose
+  // No helper: not as bwrap options (a socket gone since the probe would stop the start); said.
+  f.inner_mounts = false;
+  p = plan_of(f, {});
+  CHECK_FALSE(has(p.argv, {"--ro-bind", "/dev/null", emacs}));
+  CHECK(std::any_of(p.warnings.begin(), p.warnings.end(),
+                    [](const std::string& w) { return w.find("socket(s) of yours in /tmp") != std::string::npos; }));
+}

@@ -1,5 +1,6 @@
 // git's config syntax as git-config(1) describes it, for the keys the sandbox follows.
 #include "catch.hpp"
+#include "common/git_config.hpp"
 #include "sandbox/workspace/git_config.hpp"
 
 using namespace blaude::sandbox::workspace;
@@ -51,4 +52,20 @@ TEST_CASE("git config: a malformed header never lends its keys to the section be
   CHECK(f.hooks_path == "ok");
   CHECK(facts("[core]\n[bad name\nhooksPath = evil\n").hooks_path.empty());
   CHECK(facts("hooksPath = outside\n").hooks_path.empty());
+}
+
+TEST_CASE("git config: the sandbox's view is the one parser's entries, up to where git gives up") {
+  // git stops at line 3 ("bad config line 3") and runs nothing past it; the old skipping reader
+  // (session 5) took the hooksPath after the bad line, one git never reads.
+  const char* text = "[core]\nhooksPath = a\n= junk\nhooksPath = b\n";
+  const auto parsed = blaude::parse_git_config(text);
+  CHECK(parsed.error_line == 3);
+  auto e = parse_git_config(text);
+  REQUIRE(e.size() == parsed.entries.size());
+  CHECK(facts(text).hooks_path == "a");
+  // A key on the header's line, a legacy header: the same split as the audit's canonical key.
+  e = parse_git_config("[filter \"Evil\"] clean = x\n[a.B]k\n");
+  REQUIRE(e.size() == 2);
+  CHECK((e[0].section == "filter" && e[0].subsection == "Evil" && e[0].key == "clean" && e[0].value == "x"));
+  CHECK((e[1].section == "a" && e[1].subsection == "b" && e[1].key == "k" && !e[1].has_value));
 }

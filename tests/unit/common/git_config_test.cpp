@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "audit/git_config.hpp"
+#include "common/git_config.hpp"
 #include "catch.hpp"
 
-using namespace blaude::audit;
+using namespace blaude;
 
 namespace {
 

@@ -1,17 +1,21 @@
 // git's configuration file syntax, read the way git's own parser (config.c) reads it, and
-// written back canonically. Pure: text in, entries out.
+// written back canonically. Pure: text in, entries out. The one parser: the post-session audit
+// (audit/) and the sandbox's workspace scan (sandbox/workspace/git_config.hpp, a view of these
+// entries) both read git's files through it, so they never disagree on what a file says.
 //
-// Why our own parser: the audit must see exactly the keys git will act on, including the
+// Why our own parser: both must see exactly the keys git will act on, including the
 // corners an attacker would use (a key on the section's line, legacy `[a.b]` headers,
 // backslash-newline continuations, CRLF, a BOM). Where git would stop ("bad config line N"),
-// we stop too and say so; the caller treats such a file as suspect (fail closed).
+// we stop too and say so: git runs nothing from such a file, so the entries before the error
+// are all it can act on; the audit still treats the file as suspect (fail closed), and the
+// sandbox protects it read-only whatever it holds.
 #pragma once
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace blaude::audit {
+namespace blaude {
 
 struct ConfigEntry {
   // git's canonical name: section and key lowercased, a quoted subsection as written
@@ -44,4 +48,4 @@ KeyParts split_key(std::string_view key);
 // out; `dropped` counts them.
 std::string write_git_config(const std::vector<ConfigEntry>& entries, int* dropped = nullptr);
 
-}  // namespace blaude::audit
+}  // namespace blaude

@@ -1,9 +1,9 @@
 // Follows git's config.c (git_parse_source, get_base_var, get_extended_base_var, get_value,
 // parse_value) step by step, with git's own character classes: git's isspace is only
 // " \t\n\r" (a \f or \v is a syntax error to git), isalpha/isalnum are ASCII only.
-#include "audit/git_config.hpp"
+#include "common/git_config.hpp"
 
-namespace blaude::audit {
+namespace blaude {
 
 namespace {
 
@@ -264,4 +264,4 @@ std::string write_git_config(const std::vector<ConfigEntry>& entries, int* dropp
   return out;
 }
 
-}  // namespace blaude::audit
+}  // namespace blaude

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Issue 11 class 3: the user's own servers in /tmp, whatever their names. A server that trusts
+# its own user (emacs's /tmp/emacsUID/server, nvim's /tmp/nvim.USER/X/nvim.PID.0, zellij, i3,
+# screen) runs what a client of that user sends (emacsclient --eval, nvim --remote-send), and
+# the sandbox is that user: such a socket in the shared /tmp is host code execution. blaude
+# puts /dev/null over every socket of the user in /tmp down to 3 levels (dirs of the user),
+# by the protect helper. Real blaude, bwrap 0.8 and the overlay bwrap, as uid 65534; a python
+# server stands for emacs/nvim. Controls: the same server 4 levels down (beyond the scan) is
+# reached, so the sandbox could reach the others without the shadow; --ssh still reaches its
+# agent socket in /tmp (an opt-in is not shadowed). Stability: sockets made and removed while
+# 10 sessions start (a shadow whose socket is gone is passed over, not a refusal).
+. "$(dirname "$0")/lib.sh"
+
+need_sandbox
+need_overlay_bwrap
+sandbox_dirs
+# Top-level dirs of the user, as the servers make them (removed at exit).
+E=/tmp/blaude-t-emacs.$$ V=/tmp/blaude-t-nvim.$$ F=/tmp/blaude-t-far.$$ A=/tmp/blaude-t-agent.$$ C=/tmp/blaude-t-churn.$$
+PIDS=()
+at_exit 'kill "${PIDS[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$E" "$V" "$F" "$A" "$C"'
+mkdir -p "$E" "$V/x" "$F/a/b/c" "$A" "$C"
+chown -R $NOBODY:$NOBODY "$E" "$V" "$F" "$A" "$C"
+chmod 700 "$E" "$V" "$F" "$A" "$C"
+
+serve() {  # serve PATH: a unix server of uid 65534 that answers "HOST" (30 s at most)
+  setpriv --reuid=65534 --regid=65534 --clear-groups timeout 30 /usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8)
+while True:
+    c, _ = s.accept(); c.sendall(b"HOST\n"); c.close()' "$1" >/dev/null 2>&1 &
+  PIDS+=($!)
+}
+serve "$E/server"
+serve "$V/x/nvim.1.0"
+serve "$F/a/b/c/deep.sock"
+serve "$A/agent.sock"
+wait_until test -S "$E/server" -a -S "$V/x/nvim.1.0" -a -S "$F/a/b/c/deep.sock" -a -S "$A/agent.sock" ||
+  missing "the test servers did not start"
+
+probe='for s in "$@"; do /usr/bin/python3 -c "
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(sys.argv[1]); print(sys.argv[1], s.recv(8).decode().strip())
+except OSError as e:
+    print(sys.argv[1], \"refused\")" "$s"; done'
+sb() {  # sb BWRAP_DIR [blaude options] -- SOCKETS...: the probe script on them
+  local a=()
+  while [ "$1" != "--" ]; do a+=("$1"); shift; done
+  shift
+  sb_nobody "${a[@]}" -- "$probe" "$@"
+}
+
+# A build with the POSIX fallbacks forced (make posix) has no protect helper: there the sockets
+# stay reachable and the start says so, which is what is checked then.
+# (A dry run can refuse when a seed-named /tmp entry is renamed under it by another test: retried.)
+for _ in 1 2 3 4 5; do
+  dry=$(sb_nobody /usr/bin --dry-run -- true) && break
+  log "dry run refused, retried: $(head -c 300 "$T_DIR/sb.err")"
+done
+if ! grep -q "are not bwrap's" <<<"$dry"; then
+  out=$(sb /usr/bin -- "$E/server" || true)
+  check "no protect helper: the socket is reachable" grep -qx "$E/server HOST" <<<"$out"
+  check "no protect helper: the warning names the sockets left reachable" \
+    grep -q "socket(s) of yours in /tmp.*stay reachable" "$T_DIR/sb.err"
+  finish
+  exit
+fi
+for bw in /usr/bin "$NEW"; do
+  label="bwrap $("$bw/bwrap" --version | awk '{print $2}')"
+  out=$(sb "$bw" -- "$E/server" "$V/x/nvim.1.0" "$F/a/b/c/deep.sock" "$A/agent.sock" || true)
+  check "$label: an emacs-like server socket is unreachable" grep -qx "$E/server refused" <<<"$out"
+  check "$label: an nvim-like socket 3 levels down is unreachable" grep -qx "$V/x/nvim.1.0 refused" <<<"$out"
+  check "$label control: the same server 4 levels down is reached" grep -qx "$F/a/b/c/deep.sock HOST" <<<"$out"
+  check "$label: an agent socket without --ssh is unreachable" grep -qx "$A/agent.sock refused" <<<"$out"
+  SB_ENV=(SSH_AUTH_SOCK="$A/agent.sock")
+  out=$(sb "$bw" --ssh -- "$A/agent.sock" || true)
+  SB_ENV=()
+  check "$label control: --ssh still reaches its agent socket" grep -qx "$A/agent.sock HOST" <<<"$out"
+done
+# Where the helper cannot run, it is said (not silently open).
+SB_ENV=(BLAUDE_PROTECT_MOUNTS=bwrap-options)
+out=$(sb /usr/bin -- "$E/server" || true)
+SB_ENV=()
+check "bwrap-option form: the warning names the sockets left reachable" grep -q "socket(s) of yours in /tmp.*stay reachable" "$T_DIR/sb.err"
+
+# Sockets made and removed while sessions start: no start is refused.
+setpriv --reuid=65534 --regid=65534 --clear-groups timeout 20 /usr/bin/python3 -c '
+import socket, os, sys, time
+d = sys.argv[1]; i = 0
+while True:
+    p = "%s/s%d" % (d, i % 50); s = socket.socket(socket.AF_UNIX)
+    try: os.unlink(p)
+    except OSError: pass
+    s.bind(p); s.close(); time.sleep(0.0005); i += 1' "$C" >/dev/null 2>&1 &
+PIDS+=($!)
+ok=0
+for i in $(seq 10); do sb /usr/bin -- >/dev/null && ok=$((ok+1)); done
+check_eq "10 sessions start while sockets come and go in /tmp" 10 "$ok"
+finish
