@@ -8,7 +8,10 @@
 # server stands for emacs/nvim. Controls: the same server 4 levels down (beyond the scan) is
 # reached, so the sandbox could reach the others without the shadow; --ssh still reaches its
 # agent socket in /tmp (an opt-in is not shadowed). Stability: sockets made and removed while
-# 10 sessions start (a shadow whose socket is gone is passed over, not a refusal).
+# 10 sessions start (a shadow whose socket is gone is passed over, not a refusal). A dir of the
+# user's that holds sockets only (emacs's server dir, Claude Code's cc-socks) gets one tmpfs, so
+# a server started there after the session began is unreachable too; control: in a dir that also
+# holds a file (each socket shadowed on its own) such a late server is reached.
 . "$(dirname "$0")/lib.sh"
 
 need_sandbox
@@ -16,11 +19,13 @@ need_overlay_bwrap
 sandbox_dirs
 # Top-level dirs of the user, as the servers make them (removed at exit).
 E=/tmp/blaude-t-emacs.$$ V=/tmp/blaude-t-nvim.$$ F=/tmp/blaude-t-far.$$ A=/tmp/blaude-t-agent.$$ C=/tmp/blaude-t-churn.$$
+M=/tmp/blaude-t-mixed.$$
 PIDS=()
-at_exit 'kill "${PIDS[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$E" "$V" "$F" "$A" "$C"'
-mkdir -p "$E" "$V/x" "$F/a/b/c" "$A" "$C"
-chown -R $NOBODY:$NOBODY "$E" "$V" "$F" "$A" "$C"
-chmod 700 "$E" "$V" "$F" "$A" "$C"
+at_exit 'kill "${PIDS[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$E" "$V" "$F" "$A" "$C" "$M"'
+mkdir -p "$E" "$V/x" "$F/a/b/c" "$A" "$C" "$M"
+echo notes >"$M/notes.txt"
+chown -R $NOBODY:$NOBODY "$E" "$V" "$F" "$A" "$C" "$M"
+chmod 700 "$E" "$V" "$F" "$A" "$C" "$M"
 
 serve() {  # serve PATH: a unix server of uid 65534 that answers "HOST" (30 s at most)
   setpriv --reuid=65534 --regid=65534 --clear-groups timeout 30 /usr/bin/python3 -c '
@@ -34,7 +39,8 @@ serve "$E/server"
 serve "$V/x/nvim.1.0"
 serve "$F/a/b/c/deep.sock"
 serve "$A/agent.sock"
-wait_until test -S "$E/server" -a -S "$V/x/nvim.1.0" -a -S "$F/a/b/c/deep.sock" -a -S "$A/agent.sock" ||
+serve "$M/srv"
+wait_until test -S "$E/server" -a -S "$V/x/nvim.1.0" -a -S "$F/a/b/c/deep.sock" -a -S "$A/agent.sock" -a -S "$M/srv" ||
   missing "the test servers did not start"
 
 probe='for s in "$@"; do /usr/bin/python3 -c "
@@ -78,6 +84,25 @@ for bw in /usr/bin "$NEW"; do
   SB_ENV=()
   check "$label control: --ssh still reaches its agent socket" grep -qx "$A/agent.sock HOST" <<<"$out"
 done
+# Servers started after the session began: in a dir of sockets only (one tmpfs over it) and,
+# as the control, in a dir that also holds a file (its sockets shadowed one by one).
+rm -f "$WS/up" "$WS/go"
+late='touch up; i=0; while [ ! -e go ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; '"$probe"
+sb_nobody /usr/bin -- "$late" "$E/late" "$M/late" "$M/srv" >"$T_DIR/late.out" &
+lp=$!
+wait_until test -e "$WS/up" || log "the late-server session did not start: $(head -c 300 "$T_DIR/sb.err")"
+serve "$E/late"
+serve "$M/late"
+wait_until test -S "$E/late" -a -S "$M/late" || missing "the late test servers did not start"
+touch "$WS/go"
+wait "$lp"
+out=$(cat "$T_DIR/late.out")
+rm -f "$WS/up" "$WS/go"
+check "a server started in a dir of sockets only after the start is unreachable" grep -qx "$E/late refused" <<<"$out"
+check "a socket in a dir with a file is unreachable (shadowed on its own)" grep -qx "$M/srv refused" <<<"$out"
+check "control: a server started after the start in a dir with a file is reached" grep -qx "$M/late HOST" <<<"$out"
+check "the sockets-only dir is one tmpfs in the dry run" grep -qF -- "--tmpfs $E " <<<"$dry"
+
 # Where the helper cannot run, it is said (not silently open).
 SB_ENV=(BLAUDE_PROTECT_MOUNTS=bwrap-options)
 out=$(sb /usr/bin -- "$E/server" || true)

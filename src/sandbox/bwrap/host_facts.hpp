@@ -146,6 +146,9 @@ struct HostFacts {
   // that trusts its own user: emacs, nvim, zellij, ...; probe_ipc.cpp), with their identities
   // in tmp_ids. Sorted.
   std::vector<std::string> tmp_user_sockets;
+  // Those of the user's dirs among them that hold sockets and nothing else (one tmpfs each
+  // instead of a mount per socket; plan_ipc.cpp). Sorted.
+  std::vector<std::string> tmp_user_socket_dirs;
   IpcFacts ipc;
   std::string resolv_content;                // /etc/resolv.conf content when it is a symlink
   std::vector<std::string> opt_tool_dirs;    // /opt/<vendor>/<dir> holding a tool on PATH

@@ -67,8 +67,28 @@ void add_user_sockets(Builder& b) {
   if (b.req.keyring) wanted.push_back(dbus_socket_path(b.f));
   if (b.req.git) wanted.push_back(gpg_binds(b.f.ipc.gpg_dirs).agent_source);
   for (const auto& m : b.f.mount_paths) wanted.push_back(m);
+  // A dir of the user's with sockets only: one tmpfs over it (one mount for any number of
+  // sockets, and a socket made there after the start lands in the sandbox's own tmpfs), unless
+  // something wanted is in it or it is in something wanted. By the helper only, passed over when
+  // the dir is gone or replaced by then (if_same), as the sockets are.
+  std::vector<std::string> whole;
+  if (b.f.inner_mounts)
+    for (const auto& d : b.f.tmp_user_socket_dirs) {
+      bool keep = false;
+      for (const auto& w : wanted) {
+        if (w.empty()) continue;
+        const std::string& real = b.f.at(w).real;
+        keep |= w == d || is_under(w, d) || is_under(d, w) || (!real.empty() && (real == d || is_under(real, d)));
+      }
+      if (keep) continue;
+      InnerMount m{d, InnerKind::ShadowDir, tmp_id(b, d, S_IFDIR), d, "your own socket dir in /tmp", ""};
+      m.if_same = true;
+      b.shadows.push_back(m);
+      whole.push_back(d);
+    }
   std::vector<std::string> unshadowed;
   for (const auto& f : b.f.tmp_user_sockets) {
+    if (std::any_of(whole.begin(), whole.end(), [&](const std::string& d) { return is_under(f, d); })) continue;
     bool keep = false;
     for (const auto& w : wanted) keep |= !w.empty() && (f == w || is_under(f, w));
     for (const auto& w : wanted) keep |= !w.empty() && b.f.at(w).real == f;  // a link to it

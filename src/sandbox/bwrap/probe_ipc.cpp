@@ -98,7 +98,20 @@ void scan_user_sockets(HostFacts& f, int tmp_fd, const std::vector<TmpEntry>& to
                                  " dirs: sockets below " + d.path + " and the rest may be reachable (--clear-tmp closes them)");
       break;
     }
-    visit(d.fd.get(), d.path, list_tmp(d.fd.get(), 32 * 1024), d.depth);
+    const std::vector<TmpEntry> entries = list_tmp(d.fd.get(), 32 * 1024);
+    // A dir of the user's that holds sockets and nothing else (tmux's, Claude Code's cc-socks,
+    // an emacs server dir) is a socket dir: the planner shadows it whole with one tmpfs, which
+    // is one mount however many sockets (stale ones pile up there) and also covers sockets made
+    // in it after the start. Its sockets are still listed (the opt-ins and the fallback use them).
+    struct stat ds;
+    const bool only_sockets = !entries.empty() && std::all_of(entries.begin(), entries.end(), [](const TmpEntry& e) {
+      return e.type == DT_SOCK;
+    });
+    if (only_sockets && ::fstat(d.fd.get(), &ds) == 0 && ds.st_uid == f.uid) {
+      f.tmp_user_socket_dirs.push_back(d.path);
+      f.tmp_ids[d.path] = Identity{(unsigned long long)ds.st_dev, (unsigned long long)ds.st_ino, unsigned(S_IFDIR)};
+    }
+    visit(d.fd.get(), d.path, entries, d.depth);
   }
 }
 
@@ -137,7 +150,8 @@ void scan_tmp(HostFacts& f) {
     f.tmp_ids[path] = Identity{(unsigned long long)st.st_dev, (unsigned long long)st.st_ino, unsigned(st.st_mode & S_IFMT)};
   }
   scan_user_sockets(f, tmp.get(), all);
-  for (auto* v : {&f.tmp_socket_dirs, &f.tmp_socket_files, &f.tmp_socket_links, &f.tmp_changed, &f.tmp_user_sockets})
+  for (auto* v : {&f.tmp_socket_dirs, &f.tmp_socket_files, &f.tmp_socket_links, &f.tmp_changed, &f.tmp_user_sockets,
+                  &f.tmp_user_socket_dirs})
     std::sort(v->begin(), v->end());
 }
 

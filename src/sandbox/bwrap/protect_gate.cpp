@@ -273,7 +273,8 @@ struct Helper {
   }
 
   // An empty writable tmpfs (mode 0755, the sandbox user's, as bwrap's --tmpfs) onto a checked dir.
-  void tmpfs_onto(int fd, const char* path) {
+  // if_same: a dir removed since it was opened (ENOENT from move_mount) is passed over.
+  void tmpfs_onto(int fd, const char* path, bool if_same) {
     int fs = int(::syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC));
     if (fs < 0) fail("cannot make a tmpfs for", path, errno);
     if (::syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0755", 0) != 0 ||
@@ -281,7 +282,8 @@ struct Helper {
       fail("cannot make a tmpfs for", path, errno);
     int m = int(::syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV));
     if (m < 0) fail("cannot make a tmpfs for", path, errno);
-    if (::syscall(SYS_move_mount, m, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+    if (::syscall(SYS_move_mount, m, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0 &&
+        !(if_same && errno == ENOENT))
       fail("cannot mount on", path, errno);
     ::close(m);
     ::close(fs);
@@ -309,7 +311,7 @@ struct Helper {
     } else if (m.kind == InnerKind::ShadowFile) {
       null_onto(fd, path, m.if_same);
     } else if (m.kind == InnerKind::ShadowDir) {
-      tmpfs_onto(fd, path);
+      tmpfs_onto(fd, path, m.if_same);
     } else {
       clone_onto(fd, m.kind == InnerKind::ReadOnly, path);
     }

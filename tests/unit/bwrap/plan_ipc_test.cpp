@@ -167,3 +167,39 @@ TEST_CASE("the user's own sockets in /tmp get /dev/null by the helper, passed ov
   CHECK(std::any_of(p.warnings.begin(), p.warnings.end(),
                     [](const std::string& w) { return w.find("socket(s) of yours in /tmp") != std::string::npos; }));
 }
+
+TEST_CASE("a dir of the user's with sockets only in /tmp is one tmpfs, unless an opt-in is in it", "[sandbox][escapes]") {
+  auto f = old_bwrap_host(Kind::Dir);
+  f.overlay = true;
+  const std::string dir = "/tmp/cc-socks", a = dir + "/1.sock", b = dir + "/2.sock", lone = "/tmp/emacs1000/server";
+  f.tmp_user_sockets = {a, b, lone};
+  f.tmp_user_socket_dirs = {dir};
+  f.tmp_ids[dir] = Identity{1, 10, 0040000};
+  f.tmp_ids[a] = Identity{1, 11, 0140000};
+  f.tmp_ids[b] = Identity{1, 12, 0140000};
+  f.tmp_ids[lone] = Identity{1, 13, 0140000};
+  put(f, a, Kind::Socket);
+  auto p = plan_of(f, {});
+  REQUIRE(mount_at(p, dir));
+  CHECK(mount_at(p, dir)->kind == InnerKind::ShadowDir);
+  CHECK(mount_at(p, dir)->if_same);
+  CHECK(mount_at(p, dir)->id.ino == 10);
+  CHECK_FALSE(mount_at(p, a));  // covered by the dir's tmpfs: no mount per socket
+  CHECK_FALSE(mount_at(p, b));
+  CHECK(mount_at(p, lone));  // control: a socket outside it keeps its own shadow
+  // --ssh's agent inside: the dir stays, its other sockets are shadowed one by one.
+  f.env["SSH_AUTH_SOCK"] = a;
+  SandboxRequest r;
+  r.ssh = true;
+  p = plan_of(f, r);
+  CHECK_FALSE(mount_at(p, dir));
+  CHECK_FALSE(mount_at(p, a));
+  REQUIRE(mount_at(p, b));
+  CHECK(mount_at(p, b)->kind == InnerKind::ShadowFile);
+  // No helper: nothing by path (a dir gone since the probe would stop the start); said.
+  f.inner_mounts = false;
+  p = plan_of(f, {});
+  CHECK_FALSE(has(p.argv, {"--tmpfs", dir}));
+  CHECK(std::any_of(p.warnings.begin(), p.warnings.end(),
+                    [](const std::string& w) { return w.find("socket(s) of yours in /tmp") != std::string::npos; }));
+}
