@@ -4,7 +4,6 @@
 // with what it can hold still found.
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -14,6 +13,9 @@
 #include "catch.hpp"
 #include "common/dir_list.hpp"
 #include "common/platform.hpp"
+#if BLAUDE_LINUX_CALLS
+#include <sys/vfs.h>
+#endif
 #include "common/unique_fd.hpp"
 #include "sandbox/workspace/workspace_walk.hpp"
 #include "temp_dir.hpp"
@@ -84,10 +86,14 @@ bool same(const WorkspaceWalk& a, const WorkspaceWalk& b) {
 // Whether this build and the filesystem under `p` let the walk trust a link count (dir_list.hpp);
 // elsewhere every dir is listed.
 bool exact_fs(const std::string& p) {
-  if (!kLinuxCalls) return false;
+#if BLAUDE_LINUX_CALLS
   struct statfs s;
   REQUIRE(::statfs(p.c_str(), &s) == 0);
   return s.f_type == 0xEF53 || s.f_type == 0x01021994 || s.f_type == 0x58465342;
+#else
+  (void)p;
+  return false;
+#endif
 }
 
 bool leaf(const std::string& dir) {
