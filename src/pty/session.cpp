@@ -352,7 +352,7 @@ void Session::write_term() {
       size_t n = out_q_.append(pending_);
       pending_.erase(0, n);
     }
-    size_t want = out_q_.size();
+    size_t want = out_q_.front_size();  // the rest, if the ring wraps, in the next round
     ssize_t n = write(cfg_.term->out_fd, out_q_.data(), want);
     if (n > 0) {
       out_q_.consume(static_cast<size_t>(n));
@@ -399,7 +399,7 @@ void Session::read_term() {
 
 void Session::write_master() {
   while (!in_q_.empty() && !master_eof_) {
-    ssize_t n = write(cfg_.master, in_q_.data(), in_q_.size());
+    ssize_t n = write(cfg_.master, in_q_.data(), in_q_.front_size());
     if (n > 0) {
       in_q_.consume(static_cast<size_t>(n));
       continue;
