@@ -11,6 +11,8 @@
 // closes the gate. If the helper fails or dies, the proof is missing and bwrap exits before the
 // command runs.
 #pragma once
+#include <sys/types.h>
+
 #include <chrono>
 #include <string>
 #include <vector>
@@ -46,8 +48,16 @@ bool inner_mounts_work(const std::string& bwrap);
 
 class ProtectGate {
 public:
-  // Forks the helper (twice: it is nobody's child to reap). Throws std::system_error.
+  // Forks the helper (blaude's child; outcome() reaps it). Throws std::system_error.
   static ProtectGate start(const std::vector<InnerMount>& mounts, std::chrono::milliseconds timeout);
+  ProtectGate() = default;
+  ProtectGate(ProtectGate&& o) noexcept
+      : info_w_(std::move(o.info_w_)), gate_r_(std::move(o.gate_r_)), status_r_(std::move(o.status_r_)),
+        report_(std::move(o.report_)), ok_(o.ok_), helper_(o.helper_) {
+    o.helper_ = -1;
+  }
+  ProtectGate& operator=(ProtectGate&&) = delete;
+  ~ProtectGate();
 
   int info_fd() const { return info_w_.get(); }  // → bwrap --info-fd
   int gate_fd() const { return gate_r_.get(); }  // → bwrap --file
@@ -60,9 +70,11 @@ public:
   const std::string& report() const { return report_; }
 
 private:
+  void reap(bool wait = true);
   UniqueFd info_w_, gate_r_, status_r_;
   std::string report_;
   bool ok_ = false;
+  pid_t helper_ = -1;
 };
 
 }  // namespace blaude::sandbox::bwrap
