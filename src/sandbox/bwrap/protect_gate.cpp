@@ -343,36 +343,61 @@ void make_pipe(UniqueFd& r, UniqueFd& w) {
 
 ProtectGate ProtectGate::start(const std::vector<InnerMount>& mounts, std::chrono::milliseconds timeout) {
   ProtectGate g;
-  UniqueFd info_r, gate_w, status_w;
-  make_pipe(info_r, g.info_w_);
-  make_pipe(g.gate_r_, gate_w);
-  make_pipe(g.status_r_, status_w);
+  make_pipe(g.info_r_, g.info_w_);
+  make_pipe(g.gate_r_, g.gate_w_);
+  make_pipe(g.status_r_, g.status_w_);
   // One page of pipe, filled: the helper learns that bwrap reached the gate when it is writable.
-  if (::fcntl(gate_w.get(), F_SETPIPE_SZ, 4096) < 0)
+  if (::fcntl(g.gate_w_.get(), F_SETPIPE_SZ, 4096) < 0)
     throw std::system_error(errno, std::generic_category(), "F_SETPIPE_SZ");
   char fill[4096];
   static const char head[] = "blaude: protected paths were mounted here before the command started\n";
   std::memset(fill, '\n', sizeof fill);
   std::memcpy(fill, head, sizeof head - 1);
-  if (::write(gate_w.get(), fill, sizeof fill) != ssize_t(sizeof fill))
+  if (::write(g.gate_w_.get(), fill, sizeof fill) != ssize_t(sizeof fill))
     throw std::system_error(errno, std::generic_category(), "fill the gate");
-  long long deadline = now_us() + timeout.count() * 1000LL;
-  // One fork, and nobody waits for it here: blaude goes on to start bwrap at once, and reaps the
-  // helper in outcome(). (It was a double fork, the helper reparented, blaude waiting for the
-  // middle process's exit: a second copy of blaude's page tables and a fork-and-exit round trip
-  // on the way to bwrap's start, 1-3 ms under load, session 7's kernel trace.) Only by its pid:
-  // blaude never waits for "any child".
+  g.mounts_ = &mounts;
+  g.deadline_us_ = now_us() + timeout.count() * 1000LL;
+  return g;
+}
+
+void ProtectGate::launch_helper() {
+  if (!gate_w_ || helper_ > 0) return;
+  // One fork, and nobody waits for it here; blaude reaps it in outcome(), by its pid only
+  // (blaude never waits for "any child"). It was a double fork before bwrap's start, blaude
+  // waiting for the middle process: a second copy of blaude's page tables, a fork-and-exit
+  // round trip and the parent's copy-on-write faults on the way to bwrap's start (session 7's
+  // kernel trace: 2-3 ms under load).
   pid_t pid = ::fork();
-  if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork");
   if (pid == 0) {
-    ::close(g.info_w_.get());
-    ::close(g.gate_r_.get());
-    ::close(g.status_r_.get());
-    Helper h{mounts, info_r.get(), gate_w.get(), status_w.get(), deadline, 0, -1, {}, 0};
+    // Forked after the supervisor installed its handlers: they would write this process's
+    // signals into blaude's signal pipe (a Ctrl-C forwarded twice). Default actions, as a helper
+    // forked before them had; what blaude ignores stays ignored.
+    for (int s = 1; s < NSIG; ++s) {
+      struct sigaction old = {};
+      if (::sigaction(s, nullptr, &old) != 0 || old.sa_handler == SIG_IGN || old.sa_handler == SIG_DFL) continue;
+      struct sigaction dfl = {};
+      dfl.sa_handler = SIG_DFL;
+      ::sigaction(s, &dfl, nullptr);
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::close(info_w_.get());
+    ::close(gate_r_.get());
+    ::close(status_r_.get());
+    Helper h{*mounts_, info_r_.get(), gate_w_.get(), status_w_.get(), deadline_us_, 0, -1, {}, 0};
     h.run();
   }
-  g.helper_ = pid;
-  return g;
+  int err = errno;
+  if (pid < 0) {
+    // Closing the gate without the proof stops bwrap before the command.
+    std::string why = std::string("FAIL cannot start the protection helper: fork: ") + ::strerror(err) + "\n";
+    (void)!::write(status_w_.get(), why.data(), why.size());
+  }
+  helper_ = pid;
+  info_r_.reset();
+  gate_w_.reset();
+  status_w_.reset();
 }
 
 #else
@@ -383,6 +408,8 @@ bool inner_mounts_work(const std::string&) { return false; }
 ProtectGate ProtectGate::start(const std::vector<InnerMount>&, std::chrono::milliseconds) {
   throw std::system_error(ENOSYS, std::generic_category(), "the protect helper needs Linux mount calls");
 }
+
+void ProtectGate::launch_helper() {}
 #endif  // __linux__
 
 // The helper closes its status pipe only by exiting: after EOF there this does not block. Also
@@ -407,6 +434,10 @@ void ProtectGate::release_child_ends() {
 std::string ProtectGate::outcome() {
   if (!status_r_) return ok_ ? "" : report_;
   release_child_ends();
+  // Never launched (bwrap could not be started): the helper's ends close, so the read below ends.
+  info_r_.reset();
+  gate_w_.reset();
+  status_w_.reset();
   // The helper is done once bwrap is (it exits on bwrap's end of the gate at the latest).
   char b[1024];
   std::string text;
