@@ -434,10 +434,16 @@ void ProtectGate::release_child_ends() {
 std::string ProtectGate::outcome() {
   if (!status_r_) return ok_ ? "" : report_;
   release_child_ends();
-  // Never launched (bwrap could not be started): the helper's ends close, so the read below ends.
-  info_r_.reset();
-  gate_w_.reset();
-  status_w_.reset();
+  if (gate_w_) {
+    // Never launched: bwrap could not be started. What the helper said then, as before.
+    info_r_.reset();
+    gate_w_.reset();
+    status_w_.reset();
+    status_r_.reset();
+    ok_ = false;
+    report_ = "bwrap ended before it reported its child";
+    return report_;
+  }
   // The helper is done once bwrap is (it exits on bwrap's end of the gate at the latest).
   char b[1024];
   std::string text;
