@@ -47,4 +47,16 @@ for (tree, name), rs in res.items():
         v = [r[k] for r in rs if r[k] == r[k]]
         cells.append("%.2f / %.2f" % (statistics.median(v), min(v)) if v else "-")
     print("| %s | %s | %s |" % (os.path.basename(tree), name, " | ".join(cells)))
+# Paired: run i of each build is one round of the interleaving, so the ratio of run i to the first
+# build's run i compares the two under the same moment's load; their median is the robust number.
+if len(variants) > 1:
+    print("\n| tree | build | to exec / %s, median of paired ratios | total / %s |" % (variants[0][0], variants[0][0]))
+    print("|---|---|---|---|")
+    for tree in trees:
+        base = res[(tree, variants[0][0])]
+        for name, _, _ in variants[1:]:
+            rs = res[(tree, name)]
+            rx = [r["exec"] / b["exec"] for r, b in zip(rs, base)]
+            rt = [r["total"] / b["total"] for r, b in zip(rs, base)]
+            print("| %s | %s | %.3f | %.3f |" % (os.path.basename(tree), name, statistics.median(rx), statistics.median(rt)))
 print("\nprefix '%s'; " % os.environ.get("PREFIX", "") + "load average before: %s, after: %s; runs per cell: %d; bwrap dir %s" % (" ".join(load0), " ".join(load1), runs, bwdir))

@@ -102,6 +102,8 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l) {
   // outlive it and race the audit: on the POSIX calls (macOS, and Linux's forced-fallbacks build,
   // which tests it) they are swept. Linux's --no-sandbox keeps its behaviour (nothing changes there).
   so.sweep_session = !kLinuxCalls && !(l.sandboxed && l.backend == Backend::Bwrap);
+  // The protect helper is forked once bwrap runs (protect_gate.hpp: bwrap waits at its gate).
+  if (prepared.gate) so.after_spawn = [g = prepared.gate.get()] { g->launch_helper(); };
 
   // Proxy mode: the proxy and the published ports are bound now, before the child exists.
   std::unique_ptr<NetSession> net;

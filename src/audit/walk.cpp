@@ -36,7 +36,7 @@ struct Entry {
 };
 
 // All entries of an open dir (the fd stays open). DT_UNKNOWN is resolved with lstat.
-std::vector<Entry> list_dir(int fd, std::vector<char>& buf) {
+std::vector<Entry> list_dir(int fd, DirBuffer& buf) {
   std::vector<Entry> out;
   for_each_dir_entry(fd, buf, [&](const char* name, unsigned char t) {
     if (t == DT_UNKNOWN) {
@@ -441,7 +441,7 @@ private:
   Clock::time_point start_, deadline_;
   Snapshot snap_;
   std::set<std::string> gitdirs_, hookdirs_;
-  std::vector<char> buf_ = std::vector<char>(64 * 1024);  // list_dir's getdents buffer
+  DirBuffer buf_ = DirBuffer(64 * 1024);  // list_dir's getdents buffer
   LeafCheck leaf_dirs_;
 };
 

@@ -46,7 +46,7 @@ bool dot_or_dotdot(const char* n) { return n[0] == '.' && (n[1] == 0 || (n[1] ==
 
 }  // namespace
 
-void for_each_dir_entry(int fd, std::vector<char>& buf, void (*f)(void*, const char*, unsigned char, unsigned long long),
+void for_each_dir_entry(int fd, DirBuffer& buf, void (*f)(void*, const char*, unsigned char, unsigned long long),
                         void* ctx) {
 #if BLAUDE_LINUX_CALLS
   if (buf.size() < 4096) buf.resize(32 * 1024);

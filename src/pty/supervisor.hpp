@@ -26,6 +26,10 @@ struct SuperviseOptions {
   // kill what is left of its session and their descendants. In pipes mode only when blaude has
   // no controlling terminal (the child then gets a session of its own; supervisor.cpp).
   bool sweep_session = false;
+  // Called once in blaude right after the child was started (not when it could not be): work
+  // that must happen before the child gets far, yet need not delay its start (bwrap's protect
+  // helper, sandbox/bwrap/protect_gate.hpp).
+  std::function<void()> after_spawn;
 };
 
 // Returns blaude's exit code: the child's code, 128+N for signal N, 126/127 when it cannot be

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/subprocess.hpp"
@@ -29,6 +30,10 @@ std::string own_cache_dir(const std::string& home);
 // ~/.cache/blaude (or any cache dir) is used only when it is a dir of ours: a link or someone
 // else's dir never is.
 bool cache_dir_ok(const std::string& dir, uid_t uid);
+
+// Whether the file holds the bytes `what` (non-empty); an unreadable, non-regular or huge file:
+// true, so the caller asks bwrap. Reads in 16 KiB chunks, searching across their boundaries.
+bool file_mentions(const std::string& file, std::string_view what);
 
 // Reads the cache, or asks bwrap (a few ms) when it is stale; never writes: a stale cache's new
 // entry is returned as a preparation. home "" (or not ours): no cache. Only answers whose

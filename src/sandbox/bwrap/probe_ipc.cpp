@@ -46,7 +46,7 @@ struct TmpEntry {
 // flight showed as two symlinks, and nothing was shadowed (race_protect_socket.sh: 3 of 10).
 std::vector<TmpEntry> list_tmp(int fd, size_t buf_size = 1 << 20) {
   std::vector<TmpEntry> out;
-  std::vector<char> buf(buf_size);
+  DirBuffer buf(buf_size);
   for_each_dir_entry(fd, buf, [&](const char* name, unsigned char type, unsigned long long ino) {
     out.push_back({name, ino, type});
   });

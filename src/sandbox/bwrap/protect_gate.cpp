@@ -343,34 +343,61 @@ void make_pipe(UniqueFd& r, UniqueFd& w) {
 
 ProtectGate ProtectGate::start(const std::vector<InnerMount>& mounts, std::chrono::milliseconds timeout) {
   ProtectGate g;
-  UniqueFd info_r, gate_w, status_w;
-  make_pipe(info_r, g.info_w_);
-  make_pipe(g.gate_r_, gate_w);
-  make_pipe(g.status_r_, status_w);
+  make_pipe(g.info_r_, g.info_w_);
+  make_pipe(g.gate_r_, g.gate_w_);
+  make_pipe(g.status_r_, g.status_w_);
   // One page of pipe, filled: the helper learns that bwrap reached the gate when it is writable.
-  if (::fcntl(gate_w.get(), F_SETPIPE_SZ, 4096) < 0)
+  if (::fcntl(g.gate_w_.get(), F_SETPIPE_SZ, 4096) < 0)
     throw std::system_error(errno, std::generic_category(), "F_SETPIPE_SZ");
   char fill[4096];
   static const char head[] = "blaude: protected paths were mounted here before the command started\n";
   std::memset(fill, '\n', sizeof fill);
   std::memcpy(fill, head, sizeof head - 1);
-  if (::write(gate_w.get(), fill, sizeof fill) != ssize_t(sizeof fill))
+  if (::write(g.gate_w_.get(), fill, sizeof fill) != ssize_t(sizeof fill))
     throw std::system_error(errno, std::generic_category(), "fill the gate");
-  long long deadline = now_us() + timeout.count() * 1000LL;
-  pid_t mid = ::fork();
-  if (mid < 0) throw std::system_error(errno, std::generic_category(), "fork");
-  if (mid == 0) {
-    if (::fork() != 0) ::_exit(0);  // the helper is reparented; nobody needs to reap it
-    ::close(g.info_w_.get());
-    ::close(g.gate_r_.get());
-    ::close(g.status_r_.get());
-    Helper h{mounts, info_r.get(), gate_w.get(), status_w.get(), deadline, 0, -1, {}, 0};
+  g.mounts_ = &mounts;
+  g.deadline_us_ = now_us() + timeout.count() * 1000LL;
+  return g;
+}
+
+void ProtectGate::launch_helper() {
+  if (!gate_w_ || helper_ > 0) return;
+  // One fork, and nobody waits for it here; blaude reaps it in outcome(), by its pid only
+  // (blaude never waits for "any child"). It was a double fork before bwrap's start, blaude
+  // waiting for the middle process: a second copy of blaude's page tables, a fork-and-exit
+  // round trip and the parent's copy-on-write faults on the way to bwrap's start (session 7's
+  // kernel trace: 2-3 ms under load).
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    // Forked after the supervisor installed its handlers: they would write this process's
+    // signals into blaude's signal pipe (a Ctrl-C forwarded twice). Default actions, as a helper
+    // forked before them had; what blaude ignores stays ignored.
+    for (int s = 1; s < NSIG; ++s) {
+      struct sigaction old = {};
+      if (::sigaction(s, nullptr, &old) != 0 || old.sa_handler == SIG_IGN || old.sa_handler == SIG_DFL) continue;
+      struct sigaction dfl = {};
+      dfl.sa_handler = SIG_DFL;
+      ::sigaction(s, &dfl, nullptr);
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::close(info_w_.get());
+    ::close(gate_r_.get());
+    ::close(status_r_.get());
+    Helper h{*mounts_, info_r_.get(), gate_w_.get(), status_w_.get(), deadline_us_, 0, -1, {}, 0};
     h.run();
   }
-  int st;
-  while (::waitpid(mid, &st, 0) < 0 && errno == EINTR) {
+  int err = errno;
+  if (pid < 0) {
+    // Closing the gate without the proof stops bwrap before the command.
+    std::string why = std::string("FAIL cannot start the protection helper: fork: ") + ::strerror(err) + "\n";
+    (void)!::write(status_w_.get(), why.data(), why.size());
   }
-  return g;
+  helper_ = pid;
+  info_r_.reset();
+  gate_w_.reset();
+  status_w_.reset();
 }
 
 #else
@@ -381,7 +408,23 @@ bool inner_mounts_work(const std::string&) { return false; }
 ProtectGate ProtectGate::start(const std::vector<InnerMount>&, std::chrono::milliseconds) {
   throw std::system_error(ENOSYS, std::generic_category(), "the protect helper needs Linux mount calls");
 }
+
+void ProtectGate::launch_helper() {}
 #endif  // __linux__
+
+// The helper closes its status pipe only by exiting: after EOF there this does not block. Also
+// from the destructor, where it may still run (an early return before bwrap's end): it ends by
+// its deadline or bwrap's end at the latest, so there it is only collected if it is done.
+void ProtectGate::reap(bool wait) {
+  if (helper_ <= 0) return;
+  int st;
+  pid_t r;
+  while ((r = ::waitpid(helper_, &st, wait ? 0 : WNOHANG)) < 0 && errno == EINTR) {
+  }
+  if (r != 0) helper_ = -1;
+}
+
+ProtectGate::~ProtectGate() { reap(false); }
 
 void ProtectGate::release_child_ends() {
   info_w_.reset();
@@ -391,6 +434,16 @@ void ProtectGate::release_child_ends() {
 std::string ProtectGate::outcome() {
   if (!status_r_) return ok_ ? "" : report_;
   release_child_ends();
+  if (gate_w_) {
+    // Never launched: bwrap could not be started. What the helper said then, as before.
+    info_r_.reset();
+    gate_w_.reset();
+    status_w_.reset();
+    status_r_.reset();
+    ok_ = false;
+    report_ = "bwrap ended before it reported its child";
+    return report_;
+  }
   // The helper is done once bwrap is (it exits on bwrap's end of the gate at the latest).
   char b[1024];
   std::string text;
@@ -401,6 +454,7 @@ std::string ProtectGate::outcome() {
     text.append(b, size_t(n));
   }
   status_r_.reset();
+  reap();
   while (!text.empty() && text.back() == '\n') text.pop_back();
   ok_ = text.rfind("OK ", 0) == 0;
   report_ = ok_ ? text.substr(3) : text.rfind("FAIL ", 0) == 0 ? text.substr(5) : "the protection helper ended without a word";

@@ -11,6 +11,8 @@
 // closes the gate. If the helper fails or dies, the proof is missing and bwrap exits before the
 // command runs.
 #pragma once
+#include <sys/types.h>
+
 #include <chrono>
 #include <string>
 #include <vector>
@@ -46,8 +48,25 @@ bool inner_mounts_work(const std::string& bwrap);
 
 class ProtectGate {
 public:
-  // Forks the helper (twice: it is nobody's child to reap). Throws std::system_error.
+  // Makes the pipes (bwrap's ends: info_fd, gate_fd) and fills the gate; the helper is not
+  // running yet. `mounts` must outlive the gate. Throws std::system_error.
   static ProtectGate start(const std::vector<InnerMount>& mounts, std::chrono::milliseconds timeout);
+  // Forks the helper (blaude's child; outcome() reaps it). Called right after bwrap was started:
+  // bwrap cannot pass the gate before the helper closes it (this side holds the gate's write end
+  // until then), and the fork's copy-on-write faults in blaude then overlap bwrap's own set-up
+  // instead of delaying its start. If the fork fails, the gate is closed without the proof and
+  // bwrap stops before the command (outcome() says why).
+  void launch_helper();
+  ProtectGate() = default;
+  ProtectGate(ProtectGate&& o) noexcept
+      : info_w_(std::move(o.info_w_)), gate_r_(std::move(o.gate_r_)), status_r_(std::move(o.status_r_)),
+        info_r_(std::move(o.info_r_)), gate_w_(std::move(o.gate_w_)), status_w_(std::move(o.status_w_)),
+        mounts_(o.mounts_), deadline_us_(o.deadline_us_), report_(std::move(o.report_)), ok_(o.ok_),
+        helper_(o.helper_) {
+    o.helper_ = -1;
+  }
+  ProtectGate& operator=(ProtectGate&&) = delete;
+  ~ProtectGate();
 
   int info_fd() const { return info_w_.get(); }  // → bwrap --info-fd
   int gate_fd() const { return gate_r_.get(); }  // → bwrap --file
@@ -60,9 +79,14 @@ public:
   const std::string& report() const { return report_; }
 
 private:
+  void reap(bool wait = true);
   UniqueFd info_w_, gate_r_, status_r_;
+  UniqueFd info_r_, gate_w_, status_w_;  // the helper's ends, until it is forked
+  const std::vector<InnerMount>* mounts_ = nullptr;
+  long long deadline_us_ = 0;
   std::string report_;
   bool ok_ = false;
+  pid_t helper_ = -1;
 };
 
 }  // namespace blaude::sandbox::bwrap

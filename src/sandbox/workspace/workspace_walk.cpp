@@ -70,7 +70,7 @@ constexpr int kMaxDepth = 1000;
 constexpr size_t kSoloDirs = 16;
 
 struct Worker {
-  std::vector<char> buf = std::vector<char>(64 * 1024);
+  DirBuffer buf = DirBuffer(64 * 1024);
   LeafCheck leaf;
 };
 

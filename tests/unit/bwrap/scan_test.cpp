@@ -217,6 +217,29 @@ TEST_CASE("bwrap feature cache: keyed by the binary, atomic, private", "[sandbox
   if (::access("/usr/bin/bwrap", X_OK) == 0) CHECK_FALSE(bwrap_features("/usr/bin/bwrap", home, uid).probe_failed);
 }
 
+// The re-ask of a cached "no overlays" reads bwrap's binary for the option's name in 16 KiB
+// chunks (features.cpp): a name across a chunk boundary is found at every split.
+TEST_CASE("file_mentions finds the bytes across chunk boundaries", "[sandbox][scan]") {
+  TempDir t;
+  const std::string what = "--overlay-src";
+  const std::string f = t.path.string() + "/bin";
+  for (size_t at : {size_t(0), size_t(100), size_t(16 * 1024 - 13), size_t(16 * 1024 - 7), size_t(16 * 1024 - 1),
+                    size_t(16 * 1024), size_t(32 * 1024 - 10), size_t(40000)}) {
+    std::string body(50000, 'x');
+    body.replace(at, what.size(), what);
+    std::ofstream(f, std::ios::binary | std::ios::trunc) << body;
+    INFO("at " << at);
+    CHECK(file_mentions(f, what));
+    // Control: one byte changed and it is not there.
+    body[at + 5] = 'X';
+    std::ofstream(f, std::ios::binary | std::ios::trunc) << body;
+    CHECK_FALSE(file_mentions(f, what));
+  }
+  // Cannot tell: the caller asks bwrap.
+  CHECK(file_mentions(t.path.string() + "/missing", what));
+  CHECK(file_mentions(t.path.string(), what));  // not a regular file
+}
+
 TEST_CASE("lexical path helpers", "[sandbox]") {
   CHECK(normalize("/a//b/./c/../d/") == "/a/b/d");
   CHECK(normalize("/../x") == "/x");
