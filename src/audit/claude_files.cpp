@@ -92,20 +92,21 @@ std::optional<std::string> restore_claude_keys(ClaudeFile kind, const ClaudeProj
   // Drop every code-bearing key of the agent's text, then put back the ones of the start.
   std::vector<KeyPath> present;
   each_key(kind, doc, [&](const KeyPath& k, const Json&) { present.push_back(k); });
+  // The object holding key k (projects.<dir>), made one where the agent put something else there
+  // (`"projects": 1` would otherwise lose the user's servers: its aside copy does not hold them).
   auto slot = [&](const KeyPath& k) -> Json* {
     Json* cur = &doc;
     for (size_t i = 0; i + 1 < k.size(); ++i) {
-      if (!cur->is_object()) return nullptr;
       auto it = cur->find(k[i]);
       if (it == cur->end()) it = cur->emplace(k[i], Json::object()).first;
+      if (!it->is_object()) *it = Json::object();
       cur = &*it;
     }
-    return cur->is_object() ? cur : nullptr;
+    return cur;
   };
   for (const auto& k : present) {
     auto b = before.keys.find(k);
     Json* obj = slot(k);
-    if (!obj) continue;
     if (b == before.keys.end()) {
       obj->erase(k.back());
     } else {
@@ -114,7 +115,7 @@ std::optional<std::string> restore_claude_keys(ClaudeFile kind, const ClaudeProj
   }
   for (const auto& [k, v] : before.keys) {
     if (std::find(present.begin(), present.end(), k) != present.end()) continue;
-    if (Json* obj = slot(k)) (*obj)[k.back()] = Json::parse(v, nullptr, false);  // the agent removed it
+    (*slot(k))[k.back()] = Json::parse(v, nullptr, false);  // the agent removed it
   }
   return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

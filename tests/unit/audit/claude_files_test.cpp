@@ -102,6 +102,11 @@ TEST_CASE("claude restore: code-bearing keys back to the start, every other chan
   CHECK(s["projects"]["/w"]["mcpServers"].empty());
   CHECK(s["projects"]["/w"]["history"][0] == 1);
   CHECK_FALSE(s["projects"]["/v"].contains("mcpServers"));
+  // The agent put something else where the user's servers were: they come back all the same.
+  auto sp = restore_claude_keys(S::State, P(S::State, R"({"projects": {"/w": {"mcpServers": {"mine": {}}}}})"),
+                                R"({"projects": 1, "n": 2})");
+  REQUIRE(sp);
+  CHECK(J(*sp) == J(R"({"projects": {"/w": {"mcpServers": {"mine": {}}}}, "n": 2})"));
   // Not JSON at the end: nothing to merge.
   CHECK_FALSE(restore_claude_keys(S::Settings, before, "{\"hooks\":"));
 }
