@@ -58,9 +58,9 @@ ClaudeFiles write_claude_files(int projects) {
   char tmpl[] = "/tmp/auditbench-claude.XXXXXX";
   std::string dir = ::mkdtemp(tmpl) ? tmpl : "/tmp";
   ClaudeFiles f{dir + "/settings.json", dir + "/.claude.json"};
-  std::ofstream(f.settings) << R"({"model": "opus", "statusLine": {"type": "command", "command": "~/.claude/s.sh"},
+  std::ofstream(f.settings) << R"J({"model": "opus", "statusLine": {"type": "command", "command": "~/.claude/s.sh"},
     "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "~/.claude/hooks/g.sh"}]}]},
-    "permissions": {"allow": ["Bash(git status)"], "deny": []}, "env": {"A": "b"}})";
+    "permissions": {"allow": ["Bash(git status)"], "deny": []}, "env": {"A": "b"}})J";
   std::ostringstream o;
   o << R"({"numStartups": 412, "mcpServers": {"m": {"command": "npx", "args": ["-y", "x"]}}, "projects": {)";
   for (int i = 0; i < projects; ++i) {

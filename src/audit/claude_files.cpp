@@ -17,19 +17,27 @@ Json parse(std::string_view text) {
   return Json::parse(text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
 }
 
-// Calls f(path, value) for every code-bearing key present in doc.
+// null, false, "", {} and [] run nothing and switch nothing on: the same as no key. claude writes
+// such defaults itself (a new projects.<dir> entry has "mcpServers": {}, "allowedTools": [], ...),
+// which must not read as a change.
+bool inert(const Json& v) {
+  return v.is_null() || (v.is_boolean() && !v.get<bool>()) || (v.is_string() && v.get_ref<const std::string&>().empty()) ||
+         ((v.is_object() || v.is_array()) && v.empty());
+}
+
+// Calls f(path, value) for every code-bearing key present in doc with a value that is not inert.
 template <class F>
 void each_key(ClaudeFile kind, const Json& doc, F f) {
   const auto& top = kind == ClaudeFile::Settings ? claude_code_setting_keys() : claude_code_state_keys();
   for (const auto& k : top)
-    if (auto it = doc.find(k); it != doc.end()) f(KeyPath{k}, *it);
+    if (auto it = doc.find(k); it != doc.end() && !inert(*it)) f(KeyPath{k}, *it);
   if (kind != ClaudeFile::State) return;
   auto projects = doc.find("projects");
   if (projects == doc.end() || !projects->is_object()) return;
   for (const auto& [dir, entry] : projects->items()) {
     if (!entry.is_object()) continue;
     for (const auto& k : claude_code_state_keys())
-      if (auto it = entry.find(k); it != entry.end()) f(KeyPath{"projects", dir, k}, *it);
+      if (auto it = entry.find(k); it != entry.end() && !inert(*it)) f(KeyPath{"projects", dir, k}, *it);
   }
 }
 
@@ -89,9 +97,19 @@ std::optional<std::string> restore_claude_keys(ClaudeFile kind, const ClaudeProj
                                                std::string_view after_text) {
   Json doc = parse(after_text);
   if (doc.is_discarded() || !doc.is_object()) return std::nullopt;
-  // Drop every code-bearing key of the agent's text, then put back the ones of the start.
+  // Set back every code-bearing key whose value differs from the start's: dropped when the start
+  // had none, else the start's value. The others (same value, or inert on both sides) stay as
+  // the agent's text has them.
   std::vector<KeyPath> present;
-  each_key(kind, doc, [&](const KeyPath& k, const Json&) { present.push_back(k); });
+  each_key(kind, doc, [&](const KeyPath& k, const Json& v) {
+    auto b = before.keys.find(k);
+    if (b == before.keys.end() || b->second != dump(v)) present.push_back(k);
+  });
+  std::vector<KeyPath> unchanged;
+  each_key(kind, doc, [&](const KeyPath& k, const Json& v) {
+    auto b = before.keys.find(k);
+    if (b != before.keys.end() && b->second == dump(v)) unchanged.push_back(k);
+  });
   // The object holding key k (projects.<dir>), made one where the agent put something else there
   // (`"projects": 1` would otherwise lose the user's servers: its aside copy does not hold them).
   auto slot = [&](const KeyPath& k) -> Json* {
@@ -115,6 +133,7 @@ std::optional<std::string> restore_claude_keys(ClaudeFile kind, const ClaudeProj
   }
   for (const auto& [k, v] : before.keys) {
     if (std::find(present.begin(), present.end(), k) != present.end()) continue;
+    if (std::find(unchanged.begin(), unchanged.end(), k) != unchanged.end()) continue;
     (*slot(k))[k.back()] = Json::parse(v, nullptr, false);  // the agent removed it
   }
   return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";

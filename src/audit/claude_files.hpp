@@ -24,7 +24,9 @@ using KeyPath = std::vector<std::string>;
 struct ClaudeProjection {
   bool exists = false;  // the file could be read (through a link, as claude reads it)
   bool parsed = false;  // and is a JSON object
-  std::map<KeyPath, std::string> keys;  // each code-bearing key there → its value, as JSON text
+  // Each code-bearing key there → its value, as JSON text; not the inert ones (null, false, "",
+  // {}, []: claude writes such defaults itself, and they run nothing).
+  std::map<KeyPath, std::string> keys;
   bool operator==(const ClaudeProjection&) const = default;
 };
 

@@ -17,7 +17,8 @@ sandbox_dirs
 
 fresh() {
   rm -rf "$H" "$WS"
-  mkdir -p "$H/.claude/hooks" "$H/.claude/plugins/cache" "$WS/.claude"
+  mkdir -p "$H/.claude/hooks" "$H/.claude/plugins/cache" "$H/.claude/local" "$WS/.claude"
+  printf '#!/bin/sh\nexec node cli.js "$@"\n' >"$H/.claude/local/claude"
   printf '#!/bin/sh\necho mine\n' >"$H/.claude/statusline.sh"
   printf '#!/bin/sh\nexit 0\n' >"$H/.claude/hooks/guard.sh"
   chmod +x "$H/.claude/statusline.sh" "$H/.claude/hooks/guard.sh"
@@ -46,6 +47,7 @@ attack='
   echo "touch /tmp/m-gone" >$c/gone.sh
   echo "touch /tmp/m-script" >>$c/statusline.sh 2>/dev/null && echo statusline-written >>$r
   echo "touch /tmp/m-hook" >$c/hooks/new.sh 2>/dev/null && echo hook-written >>$r
+  echo "touch /tmp/m-localinst" >>$c/local/claude 2>/dev/null && echo local-written >>$r
   mkdir -p $c/plugins/evil 2>/dev/null && echo "{}" >$c/plugins/evil/hooks.json 2>/dev/null && echo plugin-written >>$r
   python3 - "$HOME/.claude.json" "$PWD" <<PY
 import json, sys
@@ -92,6 +94,7 @@ for bw in /usr/bin "$NEW"; do
       check "$label: ... and writing it failed inside" not grep -q statusline-written "$WS/results"
       check "$label: the missing script a user's hook names, created inside, is moved aside" test ! -e "$H/.claude/gone.sh"
       check "$label: ... the report says so" grep -q "a program claude's settings name, created" "$T_DIR/sb.err"
+      check "$label: the local install of claude is unchanged" not grep -q m-localinst "$H/.claude/local/claude"
       check "$label: nothing written in ~/.claude/hooks" test ! -e "$H/.claude/hooks/new.sh"
       check "$label: nothing left in ~/.claude/plugins" test ! -e "$H/.claude/plugins/evil"
       check "$label: ~/.claude.json: no MCP server at the top" py "$H/.claude.json" 'sys.exit("mcpServers" in d)'
@@ -116,6 +119,7 @@ for bw in /usr/bin "$NEW"; do
       check "$label control: the planted hook stays" py "$s" 'sys.exit("SessionStart" not in d["hooks"])'
       check "$label control: the created script stays" test -e "$H/.claude/gone.sh"
       check "$label control: the status-line script was rewritten" grep -q m-script "$H/.claude/statusline.sh"
+      check "$label control: the local install of claude was rewritten" grep -q m-localinst "$H/.claude/local/claude"
       check "$label control: a hook script was written" test -e "$H/.claude/hooks/new.sh"
       check "$label control: a plugin was written" test -e "$H/.claude/plugins/evil/hooks.json"
       check "$label control: the MCP server stays" py "$H/.claude.json" 'sys.exit("mcpServers" not in d)'

@@ -219,7 +219,7 @@ std::vector<std::string> claude_settings_files(const std::string& config_dir, co
 std::vector<std::string> claude_settings_scripts(const std::string& text, const std::string& home,
                                                  const std::string& workspace);
 // After the workspace scan: claude_scripts, and the identities (ws.ids) of those and of
-// <config>/hooks, and the PathFacts of <config>/hooks and <config>/plugins.
+// <config>/hooks and <config>/local, and the PathFacts of those and <config>/plugins.
 void probe_claude_code(HostFacts& f, const std::string& config_dir, const std::string& workspace);
 
 // The absolute paths probe() lstats for these options (pure; exposed for tests).

@@ -39,7 +39,7 @@ std::vector<std::string> claude_settings_scripts(const std::string& text, const 
 }
 
 void probe_claude_code(HostFacts& f, const std::string& config_dir, const std::string& workspace) {
-  for (const char* d : {"/hooks", "/plugins"}) {
+  for (const char* d : {"/hooks", "/plugins", "/local"}) {
     const std::string p = config_dir + d;
     f.paths.emplace(p, probe_path(p));
     if (!f.at(p).real.empty()) identify(f.ws.ids, f.at(p).real);

@@ -278,7 +278,7 @@ void add_config(Builder& b) {
 }
 
 // What in claude's writable dir is code that claude runs on the host on its own (issue 11):
-// its hooks dir and the scripts the user's and the project's settings name stay read-only (guards
+// its hooks dir, a local install of claude itself, and the scripts the user's and the project's settings name stay read-only (guards
 // of the protect layout, at every alias through which they are writable, so a workspace script
 // is covered too), and the installed plugins (their hooks, scripts and MCP servers) are a
 // write-discarding overlay like ~/.config, read-only where no overlay can be made: an install
@@ -292,6 +292,12 @@ void add_claude_code_guards(Builder& b, const std::string& cd) {
   if (hooks.kind == Kind::Dir && !hooks.real.empty()) {
     b.claude_guards.push_back({hooks.real, Guard::ReadOnly, "Claude Code's hooks dir (its scripts run on the host)"});
     covered.push_back(hooks.real);
+  }
+  // A "local install" of claude (claude migrate-installer: the user's shell alias runs
+  // <config>/local/claude): the program itself.
+  if (const PathFact& local = b.f.at(cd + "/local"); local.kind == Kind::Dir && !local.real.empty()) {
+    b.claude_guards.push_back({local.real, Guard::ReadOnly, "Claude Code's local install (the user runs it on the host)"});
+    covered.push_back(local.real);
   }
   if (plugins.kind == Kind::Dir) {
     if (b.f.overlay || b.f.ipc.own_overlay) {

@@ -52,7 +52,7 @@ TEST_CASE("claude projection: only the code-bearing keys, per project in ~/.clau
   CHECK(p.keys.count({"hooks"}));
   auto st = P(S::State, R"({"numStartups": 3, "mcpServers": {}, "projects": {"/w.x": {"mcpServers": {"a": {}},
     "history": [1], "enableAllProjectMcpServers": true}}})");
-  CHECK(st.keys.size() == 3);
+  CHECK(st.keys.size() == 2);  // the empty top-level mcpServers is inert: no key
   CHECK(st.keys.count({"projects", "/w.x", "mcpServers"}));
   CHECK(key_name({"projects", "/w.x", "mcpServers"}) == "projects./w.x.mcpServers");
   CHECK_FALSE(project_claude(S::Settings, std::nullopt).exists);
@@ -107,6 +107,12 @@ TEST_CASE("claude restore: code-bearing keys back to the start, every other chan
                                 R"({"projects": 1, "n": 2})");
   REQUIRE(sp);
   CHECK(J(*sp) == J(R"({"projects": {"/w": {"mcpServers": {"mine": {}}}}, "n": 2})"));
+  // claude's own defaults for a new project entry are no change, and are left as they are.
+  auto d0 = P(S::State, R"({"projects": {}})");
+  auto d1 = R"({"projects": {"/workspaces/w": {"mcpServers": {}, "allowedTools": [], "enabledMcpjsonServers": [],
+    "enableAllProjectMcpServers": false, "history": []}}})";
+  CHECK(claude_changes(d0, P(S::State, d1), true).empty());
+  CHECK(J(*restore_claude_keys(S::State, d0, d1)) == J(d1));
   // Not JSON at the end: nothing to merge.
   CHECK_FALSE(restore_claude_keys(S::Settings, before, "{\"hooks\":"));
 }

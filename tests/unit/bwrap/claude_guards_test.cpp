@@ -25,9 +25,10 @@ HostFacts claude_host(bool overlay) {
   f.inner_mounts = true;
   put(f, kC + "/hooks", Kind::Dir);
   put(f, kC + "/plugins", Kind::Dir);
+  put(f, kC + "/local", Kind::Dir);
   f.claude_scripts = {kC + "/statusline.sh", kC + "/hooks/inside.sh", "/home/u/proj/.claude/hooks/fmt.sh",
                       "/usr/local/bin/outside"};
-  for (const std::string& p : {kC + "/hooks", kC + "/statusline.sh", kC + "/hooks/inside.sh",
+  for (const std::string& p : {kC + "/hooks", kC + "/local", kC + "/statusline.sh", kC + "/hooks/inside.sh",
                                std::string("/home/u/proj/.claude/hooks/fmt.sh"), std::string("/home/u/proj")})
     identify(f.ws.ids, p);
   for (auto& [p, id] : f.ws.ids) id = Identity{1, std::hash<std::string>{}(p), p.ends_with(".sh") ? 0100000u : 0040000u};
@@ -54,6 +55,8 @@ TEST_CASE("claude guards: hooks dir and named scripts read-only, plugins an over
   CHECK(mount_at(p, kC + "/hooks")->kind == InnerKind::ReadOnly);
   REQUIRE(mount_at(p, kC + "/statusline.sh"));
   CHECK(mount_at(p, kC + "/statusline.sh")->kind == InnerKind::ReadOnly);
+  REQUIRE(mount_at(p, kC + "/local"));  // a local install of claude itself
+  CHECK(mount_at(p, kC + "/local")->kind == InnerKind::ReadOnly);
   CHECK_FALSE(mount_at(p, kC + "/hooks/inside.sh"));  // inside the read-only hooks dir already
   // The project's hook script, at the workspace's own bind.
   REQUIRE(mount_at(p, "/workspaces/proj/.claude/hooks/fmt.sh"));
