@@ -51,8 +51,9 @@ std::vector<audit::Finding> claude_findings(const std::vector<WatchedClaude>& wa
   std::vector<audit::Finding> out;
   for (const auto& w : watched) {
     const auto text = read_claude(w.path);
+    if (text == w.text) continue;  // the usual case for settings: nothing to parse
     const auto after = audit::project_claude(w.kind, text);
-    auto changes = audit::claude_changes(w.before, after, text != w.text);
+    auto changes = audit::claude_changes(audit::project_claude(w.kind, w.text), after, true);
     if (changes.empty()) continue;
     audit::Finding f;
     f.path = w.path;
@@ -89,8 +90,9 @@ std::vector<std::string> claude_watched_scripts(const std::vector<WatchedClaude>
   constexpr size_t kMaxScripts = 64;
   std::vector<std::string> out;
   for (const auto& w : settings) {
-    if (w.kind != audit::ClaudeFile::Settings || !w.before.parsed || !w.text) continue;
+    if (w.kind != audit::ClaudeFile::Settings || !w.text) continue;
     auto doc = nlohmann::json::parse(*w.text, nullptr, false, true);
+    if (doc.is_discarded()) continue;
     for (const auto& cmd : claude_setting_commands(doc))
       for (const auto& p : claude_command_paths(cmd, home, workspace)) {
         const bool w = std::any_of(writable.begin(), writable.end(), [&](const std::string& d) { return is_under(p, d); });
@@ -138,14 +140,12 @@ AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launc
   AuditSession s;
   if (!l.sandboxed || o.allow_protected_writes) return s;
   for (auto& [path, kind] : claude_watched_files(host.home, host.get("CLAUDE_CONFIG_DIR"), o.tmp ? "" : host.cwd)) {
-    WatchedClaude w{path, kind, read_claude(path), {}};
-    w.before = audit::project_claude(kind, w.text);
-    s.claude.push_back(std::move(w));
+    // Only read here (the start is on the way to the child's exec); parsed at the end, and only
+    // when the file changed.
+    s.claude.push_back(WatchedClaude{path, kind, read_claude(path)});
   }
   for (const auto& path : claude_watched_scripts(s.claude, host.home, o.tmp ? "" : host.cwd, l.plan.writable_dirs)) {
-    WatchedClaude w{path, audit::ClaudeFile::Script, read_claude(path), {}};
-    w.before = audit::project_claude(w.kind, w.text);
-    s.claude.push_back(std::move(w));
+    s.claude.push_back(WatchedClaude{path, audit::ClaudeFile::Script, read_claude(path)});
   }
   s.walk.roots = audit_roots(l.plan.writable_dirs);
   if (s.walk.roots.empty()) return s;

@@ -23,7 +23,6 @@ struct WatchedClaude {
   std::string path;
   audit::ClaudeFile kind = audit::ClaudeFile::Settings;
   std::optional<std::string> text;  // nullopt: no such file
-  audit::ClaudeProjection before;
 };
 
 struct AuditSession {

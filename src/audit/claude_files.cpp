@@ -63,7 +63,22 @@ ClaudeProjection project_claude(ClaudeFile kind, const std::optional<std::string
     p.keys.emplace(KeyPath{"content"}, *text);
     return p;
   }
-  Json doc = parse(*text);
+  // Only the watched keys are kept while parsing: ~/.claude.json holds every project's history
+  // (hundreds of KB), and building all of it twice per session was 3x the git walk's cost.
+  std::string top;  // the current key of the top-level object
+  auto keep = [&](int depth, Json::parse_event_t ev, Json& parsed) {
+    if (ev != Json::parse_event_t::key) return true;
+    const auto& k = parsed.get_ref<const std::string&>();
+    const auto& list = kind == ClaudeFile::Settings ? claude_code_setting_keys() : claude_code_state_keys();
+    auto listed = [&](const std::vector<std::string>& l) { return std::find(l.begin(), l.end(), k) != l.end(); };
+    if (depth == 1) {
+      top = k;
+      return listed(list) || (kind == ClaudeFile::State && k == "projects");
+    }
+    if (depth == 3 && kind == ClaudeFile::State && top == "projects") return listed(claude_code_state_keys());
+    return true;
+  };
+  Json doc = Json::parse(*text, keep, /*allow_exceptions=*/false, /*ignore_comments=*/true);
   if (doc.is_discarded() || !doc.is_object()) return p;
   p.parsed = true;
   each_key(kind, doc, [&](const KeyPath& k, const Json& v) { p.keys.emplace(k, dump(v)); });
@@ -71,13 +86,14 @@ ClaudeProjection project_claude(ClaudeFile kind, const std::optional<std::string
 }
 
 std::vector<std::string> claude_changes(const ClaudeProjection& before, const ClaudeProjection& after,
-                                        bool text_changed) {
+                                        bool /*text_changed*/) {
   std::vector<std::string> out;
   if (!after.exists) return out;  // gone: nothing of it runs
   if (!after.parsed) {
-    if (before.parsed || (!before.exists || text_changed))
-      out.push_back(before.parsed ? "is not valid JSON any more (it was at the start)"
-                                  : "is not valid JSON (claude might still read what blaude cannot)");
+    // claude refuses a settings file that is not strict JSON ("Invalid or malformed JSON": none of
+    // it is in effect; checked with 2.1.332, a trailing comma), so a new one runs nothing. One that
+    // parsed at the start gets its text back: the user's own settings are not lost to a broken copy.
+    if (before.parsed) out.push_back("is not valid JSON any more (it was at the start)");
     return out;
   }
   for (const auto& [k, v] : after.keys) {

@@ -33,8 +33,9 @@ struct ClaudeProjection {
 ClaudeProjection project_claude(ClaudeFile kind, const std::optional<std::string>& text);
 
 // One line per difference ("hooks: added", "projects./w.mcpServers: changed", "is not valid JSON
-// any more"); empty when nothing code-bearing changed (a file that stayed unparseable with the
-// same text, a removed file, a key removed are changes too, except the removed file).
+// any more"); empty when nothing code-bearing changed. A removed file is none (nothing of it
+// runs), nor is a file that does not parse unless it parsed at the start (claude refuses a
+// malformed settings file whole). A removed key is one (a deny rule, say).
 std::vector<std::string> claude_changes(const ClaudeProjection& before, const ClaudeProjection& after,
                                         bool text_changed);
 

@@ -75,7 +75,8 @@ TEST_CASE("claude diff: new, changed and removed keys; non-code changes are none
   CHECK(claude_changes(before, project_claude(S::Settings, std::nullopt), true).empty());
   CHECK(claude_changes(before, P(S::Settings, "{"), true).size() == 1);
   CHECK(claude_changes(P(S::Settings, "{"), P(S::Settings, "{"), false).empty());
-  CHECK(claude_changes(P(S::Settings, "{"), P(S::Settings, "{x"), true).size() == 1);
+  CHECK(claude_changes(P(S::Settings, "{"), P(S::Settings, "{x"), true).empty());  // claude runs none of it
+  CHECK(claude_changes(project_claude(S::Settings, std::nullopt), P(S::Settings, "kept"), true).empty());
 }
 
 TEST_CASE("claude restore: code-bearing keys back to the start, every other change kept", "[audit][claude]") {
