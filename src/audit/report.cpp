@@ -36,7 +36,9 @@ void finding(std::string& out, const Finding& f, const Applied& a) {
   }
   out += "    done: moved to " + a.aside;
   if (a.rewritten) out += ", and wrote " + f.path + " again " + (f.claude ? "with " + a.how : "without what is listed");
-  else if (f.claude && a.error.empty()) out += " (nothing written in its place: it was not valid JSON at the start either)";
+  else if (f.claude && a.error.empty())
+    out += *f.claude == ClaudeFile::Script ? " (nothing written in its place: there was none at the start)"
+                                           : " (nothing written in its place: it was not valid JSON at the start either)";
   out += "\n";
   if (!a.error.empty()) out += "    but: " + a.error + "\n";
   out += "    undo: mv -f " + sh_quote(a.aside) + " " + sh_quote(f.path) + "\n";

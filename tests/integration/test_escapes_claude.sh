@@ -94,6 +94,7 @@ for bw in /usr/bin "$NEW"; do
       check "$label: ... and writing it failed inside" not grep -q statusline-written "$WS/results"
       check "$label: the missing script a user's hook names, created inside, is moved aside" test ! -e "$H/.claude/gone.sh"
       check "$label: ... the report says so" grep -q "a program claude's settings name, created" "$T_DIR/sb.err"
+      check "$label: ... and that nothing replaces it" grep -q "there was none at the start" "$T_DIR/sb.err"
       check "$label: the local install of claude is unchanged" not grep -q m-localinst "$H/.claude/local/claude"
       check "$label: nothing written in ~/.claude/hooks" test ! -e "$H/.claude/hooks/new.sh"
       check "$label: nothing left in ~/.claude/plugins" test ! -e "$H/.claude/plugins/evil"
