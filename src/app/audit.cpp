@@ -7,11 +7,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <ctime>
 
 #include "audit/apply.hpp"
 #include "audit/diff.hpp"
 #include "audit/report.hpp"
+#include "common/claude_keys.hpp"
+#include "common/file_io.hpp"
 #include "common/paths.hpp"
 
 namespace blaude::app {
@@ -40,7 +43,64 @@ void log_text(const std::string& text) {
   }
 }
 
+// claude's files can be megabytes (~/.claude.json keeps every project's history): generous, bounded.
+std::optional<std::string> read_claude(const std::string& path) { return read_small_file(path, 64u << 20); }
+
+// Claude's files that changed what claude runs: one finding each, to rewrite (claude_files.hpp).
+std::vector<audit::Finding> claude_findings(const std::vector<WatchedClaude>& watched, const std::string& stamp) {
+  std::vector<audit::Finding> out;
+  for (const auto& w : watched) {
+    const auto text = read_claude(w.path);
+    if (text == w.text) continue;  // the usual case for settings: nothing to parse
+    const auto after = audit::project_claude(w.kind, text);
+    auto changes = audit::claude_changes(audit::project_claude(w.kind, w.text), after, true);
+    if (changes.empty()) continue;
+    audit::Finding f;
+    f.path = w.path;
+    if (w.kind == audit::ClaudeFile::Script)
+      changes = {w.text ? "a program claude's settings name, rewritten" : "a program claude's settings name, created"};
+    f.details = std::move(changes);
+    f.act = audit::Act::Rewrite;
+    f.aside = w.path + ".blaude-audit-" + stamp;
+    f.claude = w.kind;
+    f.claude_before = w.text;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
 }  // namespace
+
+std::vector<std::pair<std::string, audit::ClaudeFile>> claude_watched_files(const std::string& home,
+                                                                          const std::string& config_dir_env,
+                                                                          const std::string& workspace) {
+  using K = audit::ClaudeFile;
+  const std::string cd = config_dir_env.empty() || config_dir_env[0] != '/' ? home + "/.claude" : normalize(config_dir_env);
+  std::vector<std::pair<std::string, K>> out{{cd + "/settings.json", K::Settings}, {home + "/.claude.json", K::State}};
+  if (cd != home + "/.claude") out.push_back({cd + "/.claude.json", K::State});
+  if (!workspace.empty()) {
+    out.push_back({workspace + "/.claude/settings.json", K::Settings});
+    out.push_back({workspace + "/.claude/settings.local.json", K::Settings});
+  }
+  return out;
+}
+
+std::vector<std::string> claude_watched_scripts(const std::vector<WatchedClaude>& settings, const std::string& home,
+                                                const std::string& workspace, const std::vector<std::string>& writable) {
+  constexpr size_t kMaxScripts = 64;
+  std::vector<std::string> out;
+  for (const auto& w : settings) {
+    if (w.kind != audit::ClaudeFile::Settings || !w.text) continue;
+    auto doc = nlohmann::json::parse(*w.text, nullptr, false, true);
+    if (doc.is_discarded()) continue;
+    for (const auto& cmd : claude_setting_commands(doc))
+      for (const auto& p : claude_command_paths(cmd, home, workspace)) {
+        const bool w = std::any_of(writable.begin(), writable.end(), [&](const std::string& d) { return is_under(p, d); });
+        if (w && out.size() < kMaxScripts && std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+      }
+  }
+  return out;
+}
 
 std::vector<std::string> audit_roots(const std::vector<std::string>& writable_dirs) {
   std::vector<std::string> dirs;
@@ -79,6 +139,14 @@ std::optional<audit::PriorWalk> prior_walk(const sandbox::bwrap::WorkspaceScan& 
 AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launch& l) {
   AuditSession s;
   if (!l.sandboxed || o.allow_protected_writes) return s;
+  for (auto& [path, kind] : claude_watched_files(host.home, host.get("CLAUDE_CONFIG_DIR"), o.tmp ? "" : host.cwd)) {
+    // Only read here (the start is on the way to the child's exec); parsed at the end, and only
+    // when the file changed.
+    s.claude.push_back(WatchedClaude{path, kind, read_claude(path)});
+  }
+  for (const auto& path : claude_watched_scripts(s.claude, host.home, o.tmp ? "" : host.cwd, l.plan.writable_dirs)) {
+    s.claude.push_back(WatchedClaude{path, audit::ClaudeFile::Script, read_claude(path)});
+  }
   s.walk.roots = audit_roots(l.plan.writable_dirs);
   if (s.walk.roots.empty()) return s;
   s.walk.home = host.home;
@@ -92,11 +160,31 @@ AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launc
 }
 
 void audit_end(AuditSession& s) {
-  if (!s.enabled) return;
-  s.walk.seconds = kAfterSeconds;
-  const audit::Snapshot after = audit::take_snapshot(s.walk);
-  const auto findings = audit::compare(s.before, after, {s.walk.roots, utc_stamp()});
-  const auto applied = audit::apply_findings(findings, s.walk.roots);
+  const std::string stamp = utc_stamp();
+  std::vector<audit::Finding> findings;
+  std::vector<audit::Applied> applied;
+  // Claude's files first: a git finding cannot touch them, and their rewrite is in their own dir
+  // only (the paths are blaude's, not the agent's: their dirs are the roots).
+  if (!s.claude.empty()) {
+    findings = claude_findings(s.claude, stamp);
+    // Each file's own dir, canonical (also in /tmp: a status line kept there is watched too).
+    std::vector<std::string> dirs;
+    for (const auto& f : findings) {
+      char buf[PATH_MAX];
+      if (::realpath(dirname_of(f.path).c_str(), buf)) dirs.push_back(buf);
+    }
+    applied = audit::apply_findings(findings, dirs);
+  }
+  audit::Snapshot after;
+  if (s.enabled) {
+    s.walk.seconds = kAfterSeconds;
+    after = audit::take_snapshot(s.walk);
+    auto git = audit::compare(s.before, after, {s.walk.roots, stamp});
+    auto done = audit::apply_findings(git, s.walk.roots);
+    findings.insert(findings.end(), git.begin(), git.end());
+    applied.insert(applied.end(), done.begin(), done.end());
+  }
+  if (findings.empty() && !s.enabled) return;
   spdlog::info("audit: after the session: {} repos, {} files, {} dirs in {:.1f} ms; {} findings", after.repos.size(),
                after.files.size(), after.dirs, after.seconds * 1000, findings.size());
   const std::string text = audit::report_text(findings, applied, s.before, after);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/launch.hpp"
+#include "audit/claude_files.hpp"
 #include "audit/snapshot.hpp"
 #include "audit/walk.hpp"
 #include "cli/options.hpp"
@@ -17,14 +18,24 @@
 
 namespace blaude::app {
 
+// One of Claude Code's files the sandbox can write, as it was at the start (claude_files.hpp).
+struct WatchedClaude {
+  std::string path;
+  audit::ClaudeFile kind = audit::ClaudeFile::Settings;
+  std::optional<std::string> text;  // nullopt: no such file
+};
+
 struct AuditSession {
   bool enabled = false;
   audit::WalkInput walk;
   audit::Snapshot before;
+  std::vector<WatchedClaude> claude;
 };
 
 // The roots: the plan's writable host dirs (the workspace, -m DIR:rw, write grants, ~/.claude),
-// not /tmp itself. Off under --allow-protected-writes (the user turned the protections off).
+// not /tmp itself. And Claude Code's files: the user's settings.json, ~/.claude.json (and the
+// one in $CLAUDE_CONFIG_DIR), the workspace's .claude/settings{,.local}.json.
+// Off under --allow-protected-writes (the user turned the protections off).
 AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launch& l);
 
 // Prints the report on stderr (nothing when there is nothing to say) and logs it.
@@ -32,6 +43,17 @@ void audit_end(AuditSession& s);
 
 // The probe's walk of the workspace as the audit takes it: only a complete one.
 std::optional<audit::PriorWalk> prior_walk(const sandbox::bwrap::WorkspaceScan& ws);
+
+// The Claude Code files the audit watches (pure).
+std::vector<std::pair<std::string, audit::ClaudeFile>> claude_watched_files(const std::string& home,
+                                                                          const std::string& config_dir_env,
+                                                                          const std::string& workspace);
+
+// The scripts the commands of the watched settings name (at most a few dozen) under one of the
+// dirs the sandbox can write (`writable`, host paths): each is watched whole, existing or not (a
+// command that names a missing file would run what the agent puts there).
+std::vector<std::string> claude_watched_scripts(const std::vector<WatchedClaude>& settings, const std::string& home,
+                                                const std::string& workspace, const std::vector<std::string>& writable);
 
 // Roots from writable dirs: canonical, existing dirs, no "/tmp", none inside another. Pure but for
 // the realpath/stat of each.

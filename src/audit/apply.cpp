@@ -189,13 +189,20 @@ Applied apply_one(const Finding& f, const std::vector<std::string>& roots) {
   struct stat st;
   const mode_t mode = ::fstatat(dfd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)
                           ? st.st_mode & 0777
-                          : 0644;
+                          : f.claude ? 0600 : 0644;
   const std::string aside = move_aside(dfd.get(), name, base_of(f.aside), a.error);
   if (aside.empty()) return a;
   a.aside = dirname_of(f.path) + "/" + aside;
   if (f.act != Act::Rewrite) return a;
   // Clean what was actually moved, which may differ from what the walk read.
   std::string moved;
+  if (f.claude) {
+    // A link or a FIFO moved aside is read as no JSON at all: the start's text goes back.
+    if (!read_all(dfd.get(), aside, moved)) moved.clear();
+    if (auto clean = claude_clean_text(*f.claude, f.claude_before, moved, &a.how))
+      a.rewritten = write_new(dfd.get(), name, *clean, mode, a.error);
+    return a;
+  }
   if (!read_all(dfd.get(), aside, moved)) return a;  // a FIFO or a link: leave it aside only
   const std::string clean = sanitize_config(f.before_text, moved, &a.removed);
   a.rewritten = write_new(dfd.get(), name, clean, mode, a.error);

@@ -14,6 +14,7 @@ struct Applied {
   bool rewritten = false;
   std::string error;  // "" on success
   std::vector<std::string> removed;  // Rewrite: what the written file leaves out
+  std::string how;  // a Claude file's rewrite: what the written file holds (claude_clean_text)
 };
 
 // One result per finding, in order (Act::None gives an empty result). Nothing outside `roots`

@@ -1,11 +1,13 @@
 // The audit's decision: compare the snapshot taken before the session with the one taken after
 // it, and say what to make inert and how. Pure.
 #pragma once
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/git_config.hpp"
+#include "audit/claude_files.hpp"
 #include "audit/snapshot.hpp"
 
 namespace blaude::audit {
@@ -30,6 +32,10 @@ struct Finding {
   std::string aside;        // where the original goes (path + ".blaude-audit-" + stamp)
   std::string before_text;  // Rewrite: the file's content before the session ("" if new)
   std::string why_report_only;  // Act::None: why nothing was done
+  // Claude Code's files (claude_files.hpp), always Act::Rewrite: which kind of file, and its text
+  // at the start (nullopt: there was none). The rewrite is claude_clean_text's.
+  std::optional<ClaudeFile> claude = std::nullopt;
+  std::optional<std::string> claude_before = std::nullopt;
 };
 
 std::vector<Finding> compare(const Snapshot& before, const Snapshot& after, const AuditContext& ctx);

@@ -30,11 +30,15 @@ void finding(std::string& out, const Finding& f, const Applied& a) {
     return;
   }
   if (a.aside.empty()) {
-    out += "    NOT made inert: " + a.error + "; do not run git in " + f.repo + " before checking it\n";
+    out += "    NOT made inert: " + a.error +
+           (f.claude ? "; do not run claude before checking it\n" : "; do not run git in " + f.repo + " before checking it\n");
     return;
   }
   out += "    done: moved to " + a.aside;
-  if (a.rewritten) out += ", and wrote " + f.path + " again without what is listed";
+  if (a.rewritten) out += ", and wrote " + f.path + " again " + (f.claude ? "with " + a.how : "without what is listed");
+  else if (f.claude && a.error.empty())
+    out += *f.claude == ClaudeFile::Script ? " (nothing written in its place: there was none at the start)"
+                                           : " (nothing written in its place: it was not valid JSON at the start either)";
   out += "\n";
   if (!a.error.empty()) out += "    but: " + a.error + "\n";
   out += "    undo: mv -f " + sh_quote(a.aside) + " " + sh_quote(f.path) + "\n";
@@ -52,11 +56,19 @@ void incomplete(std::string& out, const char* when, const Snapshot& s) {
 std::string report_text(const std::vector<Finding>& findings, const std::vector<Applied>& applied,
                         const Snapshot& before, const Snapshot& after) {
   std::string out;
-  if (!findings.empty()) {
-    out += "blaude: the session left " + std::to_string(findings.size()) +
-           (findings.size() == 1 ? " thing" : " things") + " in git repositories that git would run or follow on this machine:\n";
+  size_t git = 0, claude = 0;
+  for (const auto& f : findings) ++(f.claude ? claude : git);
+  if (git) {
+    out += "blaude: the session left " + std::to_string(git) + (git == 1 ? " thing" : " things") +
+           " in git repositories that git would run or follow on this machine:\n";
     for (size_t i = 0; i < findings.size(); ++i)
-      finding(out, findings[i], i < applied.size() ? applied[i] : Applied{});
+      if (!findings[i].claude) finding(out, findings[i], i < applied.size() ? applied[i] : Applied{});
+  }
+  if (claude) {
+    out += "blaude: the session changed what Claude Code runs on this machine in " + std::to_string(claude) +
+           (claude == 1 ? " file" : " files") + " (claude started outside blaude would run it on its own):\n";
+    for (size_t i = 0; i < findings.size(); ++i)
+      if (findings[i].claude) finding(out, findings[i], i < applied.size() ? applied[i] : Applied{});
   }
   if (!before.complete) incomplete(out, "before the session", before);
   if (!after.complete) incomplete(out, "after the session", after);

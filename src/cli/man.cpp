@@ -61,7 +61,9 @@ std::string man_page(std::string_view version, std::string_view date) {
   para(out,
        "The sandbox has a tmpfs home, a read-only system, the current directory read-write at "
        "/workspaces/<dir> with its dangerous files (.git/hooks, .git/config, shell rc files, "
-       ".vscode, .mcp.json, ...) protected, ~/.claude read-write, ~/.config as a write-discarding "
+       ".vscode, .mcp.json, ...) protected, ~/.claude read-write (but for its hooks, plugins and "
+       "the scripts its settings name; new commands in Claude Code's settings are undone after the "
+       "session), ~/.config as a write-discarding "
        "overlay, and a cleared environment with an allowlist.");
   out += ".SH OPTIONS\n";
   para(out, "blaude's options may appear anywhere on the line before a --.");

@@ -177,6 +177,7 @@ HostFacts HostFacts::probe(const HostEnv& host, const SandboxRequest& req) {
   f.exe = probe_exe(req.program(), f.env_or("PATH"), f.home_real);
   if (f.exe.name != "claude") f.claude = probe_exe("claude", f.env_or("PATH"), f.home_real);
   probe_seed_extras(f, claude_config_dir(f));
+  probe_claude_code(f, claude_config_dir(f), req.tmp ? std::string() : f.cwd);
   return f;
 }
 

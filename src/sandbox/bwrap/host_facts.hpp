@@ -173,6 +173,10 @@ struct HostFacts {
   std::string self_exe_problem;   // why the probe found it unusable ("" when it did not look, as in
                                   // unit tests' facts): the planner refuses, it never runs unshimmed
   bool claude_mem_plugin = false; // the claude-mem plugin is installed (the seed's three checks)
+  // host_facts_claude.cpp: the files the user's and the project's Claude settings name as
+  // programs (hooks, statusLine, apiKeyHelper, ...: common/claude_keys.hpp) that exist, as
+  // regular files, canonical and identified (ws.ids): kept read-only where the sandbox can write.
+  std::vector<std::string> claude_scripts;
   std::string ssh_agent_dir;      // --ssh: the agent socket's dir when it is a dedicated one, else ""
   std::string kernel_osrelease;   // /proc/sys/kernel/osrelease (WSL detection)
   std::string proc_version;       // /proc/version (WSL detection)
@@ -206,6 +210,17 @@ bool probe_claude_mem(const std::string& config_dir);
 std::string probe_ssh_agent_dir(const std::string& sock, uid_t uid, const std::vector<std::string>& shared);
 // Fills the fields above (config_dir: claude's, as claude_config_dir() gives it).
 void probe_seed_extras(HostFacts& f, const std::string& config_dir);
+
+// host_facts_claude.cpp. The settings files whose programs are protected: <config>/settings.json
+// and, with a workspace, its .claude/settings.json and .claude/settings.local.json.
+std::vector<std::string> claude_settings_files(const std::string& config_dir, const std::string& workspace);
+// The absolute paths the program strings of one settings text name (~ and $HOME are `home`,
+// $CLAUDE_PROJECT_DIR and relative words `workspace`). Malformed text names none. Pure.
+std::vector<std::string> claude_settings_scripts(const std::string& text, const std::string& home,
+                                                 const std::string& workspace);
+// After the workspace scan: claude_scripts, and the identities (ws.ids) of those and of
+// <config>/hooks and <config>/local, and the PathFacts of those and <config>/plugins.
+void probe_claude_code(HostFacts& f, const std::string& config_dir, const std::string& workspace);
 
 // The absolute paths probe() lstats for these options (pure; exposed for tests).
 std::vector<std::string> paths_of_interest(const HostFacts& partial);

@@ -4,10 +4,10 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "common/claude_keys.hpp"
 #include "common/file_io.hpp"
 #include "common/paths.hpp"
 
@@ -16,33 +16,6 @@ namespace blaude::sandbox::bwrap {
 namespace {
 
 using nlohmann::json;
-
-void push_string(std::vector<std::string>& out, const json* j) {
-  if (j && j->is_string()) out.push_back(j->get<std::string>());
-}
-
-const json* member(const json& j, const char* key) {
-  if (!j.is_object()) return nullptr;
-  auto it = j.find(key);
-  return it == j.end() ? nullptr : &*it;
-}
-
-const json* path_of(const json& j, std::initializer_list<const char*> keys) {
-  const json* cur = &j;
-  for (const char* k : keys)
-    if (!(cur = member(*cur, k))) return nullptr;
-  return cur;
-}
-
-// jq's `.. | objects | .command?` over the hooks tree.
-void hook_commands(const json& j, std::vector<std::string>& out) {
-  if (j.is_object()) {
-    push_string(out, member(j, "command"));
-    for (const auto& [k, v] : j.items()) hook_commands(v, out);
-  } else if (j.is_array()) {
-    for (const auto& v : j) hook_commands(v, out);
-  }
-}
 
 bool root_owned(const std::string& path, bool want_dir, uid_t owner) {
   struct stat st;
@@ -53,30 +26,9 @@ bool root_owned(const std::string& path, bool want_dir, uid_t owner) {
 
 }  // namespace
 
-std::vector<std::string> managed_commands(const json& doc) {
-  std::vector<std::string> out;
-  if (const json* h = member(doc, "hooks")) hook_commands(*h, out);
-  push_string(out, path_of(doc, {"statusLine", "command"}));
-  for (const char* k : {"apiKeyHelper", "awsCredentialExport", "awsAuthRefresh", "otelHeadersHelper"})
-    push_string(out, member(doc, k));
-  push_string(out, path_of(doc, {"policyHelper", "path"}));
-  push_string(out, path_of(doc, {"sandbox", "bwrapPath"}));
-  push_string(out, path_of(doc, {"sandbox", "socatPath"}));
-  push_string(out, path_of(doc, {"sandbox", "ripgrep", "command"}));
-  return out;
-}
+std::vector<std::string> managed_commands(const json& doc) { return claude_setting_commands(doc); }
 
-std::vector<std::string> managed_command_paths(const std::string& command) {
-  std::vector<std::string> out;
-  std::istringstream in(command);
-  std::string tok;
-  while (in >> tok) {
-    if (!tok.empty() && (tok.front() == '\'' || tok.front() == '"')) tok.erase(0, 1);
-    if (!tok.empty() && (tok.back() == '\'' || tok.back() == '"')) tok.pop_back();
-    if (!tok.empty() && tok.front() == '/') out.push_back(normalize(tok));
-  }
-  return out;
-}
+std::vector<std::string> managed_command_paths(const std::string& command) { return claude_command_paths(command); }
 
 std::string managed_dir_for(const std::string& exe) {
   std::string d = dirname_of(exe);

@@ -14,10 +14,8 @@
 
 namespace blaude::sandbox::bwrap {
 
-// The command strings of one managed-settings document: every `command` under `hooks` (at any
-// depth), statusLine.command, apiKeyHelper, awsCredentialExport, awsAuthRefresh,
-// otelHeadersHelper, policyHelper.path, sandbox.{bwrapPath,socatPath,ripgrep.command}.
-// Nothing else (not `permissions`, not the rest of `sandbox`). Pure.
+// The command strings of one managed-settings document: claude_setting_commands
+// (common/claude_keys.hpp, the one list of keys that name programs). Pure.
 std::vector<std::string> managed_commands(const nlohmann::json& doc);
 
 // The absolute paths a command string mentions (whitespace-split, one pair of quotes stripped,

@@ -277,6 +277,42 @@ void add_config(Builder& b) {
   if (writable && !b.req.allow_protected_writes) detail::add_config_fallback_pins(b, cfg);
 }
 
+// What in claude's writable dir is code that claude runs on the host on its own (issue 11):
+// its hooks dir, a local install of claude itself, and the scripts the user's and the project's settings name stay read-only (guards
+// of the protect layout, at every alias through which they are writable, so a workspace script
+// is covered too), and the installed plugins (their hooks, scripts and MCP servers) are a
+// write-discarding overlay like ~/.config, read-only where no overlay can be made: an install
+// inside works for the session and leaves nothing. The settings files themselves stay writable
+// (claude keeps the model and other choices there): the post-session audit restores their
+// code-bearing keys (app/audit.cpp).
+void add_claude_code_guards(Builder& b, const std::string& cd) {
+  const PathFact& hooks = b.f.at(cd + "/hooks");
+  const PathFact& plugins = b.f.at(cd + "/plugins");
+  std::vector<std::string> covered;
+  if (hooks.kind == Kind::Dir && !hooks.real.empty()) {
+    b.claude_guards.push_back({hooks.real, Guard::ReadOnly, "Claude Code's hooks dir (its scripts run on the host)"});
+    covered.push_back(hooks.real);
+  }
+  // A "local install" of claude (claude migrate-installer: the user's shell alias runs
+  // <config>/local/claude): the program itself.
+  if (const PathFact& local = b.f.at(cd + "/local"); local.kind == Kind::Dir && !local.real.empty()) {
+    b.claude_guards.push_back({local.real, Guard::ReadOnly, "Claude Code's local install (the user runs it on the host)"});
+    covered.push_back(local.real);
+  }
+  if (plugins.kind == Kind::Dir) {
+    if (b.f.overlay || b.f.ipc.own_overlay) {
+      b.overlay_or(cd + "/plugins", Fallback::Bind);
+    } else {
+      b.ro(cd + "/plugins");
+    }
+    if (!plugins.real.empty()) covered.push_back(plugins.real);
+  }
+  for (const auto& s : b.f.claude_scripts) {
+    if (std::any_of(covered.begin(), covered.end(), [&](const std::string& c) { return is_under(s, c); })) continue;
+    b.claude_guards.push_back({s, Guard::ReadOnly, "a program Claude Code's settings name"});
+  }
+}
+
 // Claude's own dirs, writable: after ~/.config, so a CLAUDE_CONFIG_DIR inside it is not
 // covered by the overlay.
 void add_claude_dirs(Builder& b) {
@@ -290,6 +326,7 @@ void add_claude_dirs(Builder& b) {
   } else {
     b.p.warnings.push_back(cd + " does not exist; claude's settings will not persist this session");
   }
+  if (!b.req.allow_protected_writes) add_claude_code_guards(b, cd);
   if (b.is_dir(b.home("arxiv-storage"))) b.rw(b.home("arxiv-storage"));
   // claude-mem's memory store: created, as the seed does, when the plugin is installed.
   if (b.f.claude_mem_plugin) {

@@ -26,6 +26,7 @@ struct Builder {
   std::set<std::string> linked_mounts;                         // linked-package ro-binds done
   std::vector<HostGuard> guards;                               // host paths to protect (protect.cpp)
   std::vector<HostGuard> always_guards = {};  // the same, also under --allow-protected-writes and --tmp
+  std::vector<HostGuard> claude_guards = {};  // Claude Code's programs: also under --tmp (plan.cpp)
   std::string config_pins = {};  // read-only in a host-writable ~/.config (for the warning)
   // Binds of a missing dir that the launcher creates and holds (protect's EmptyDir in the
   // bwrap-option fallback): host path -> its parent's identity.

@@ -126,6 +126,8 @@ void add_protections(Builder& b) {
   const bool off = b.req.allow_protected_writes || b.req.tmp;
   std::vector<HostGuard> guards = off ? std::vector<HostGuard>{} : b.guards;
   guards.insert(guards.end(), b.always_guards.begin(), b.always_guards.end());
+  // Claude Code's programs (plan.cpp add_claude_code_guards): ~/.claude is writable under --tmp too.
+  guards.insert(guards.end(), b.claude_guards.begin(), b.claude_guards.end());
   if (guards.empty() && off) return add_shadows(b, {});
   std::vector<Alias> aliases;
   for (const auto& [src, dst] : b.rw_binds) aliases.push_back({src, dst});

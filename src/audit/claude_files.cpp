@@ -1,0 +1,177 @@
+#include "audit/claude_files.hpp"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "common/claude_keys.hpp"
+
+namespace blaude::audit {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// As lenient as we can be (comments allowed): a file we read as JSON is one claude may read.
+Json parse(std::string_view text) {
+  return Json::parse(text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
+}
+
+// null, false, "", {} and [] run nothing and switch nothing on: the same as no key. claude writes
+// such defaults itself (a new projects.<dir> entry has "mcpServers": {}, "allowedTools": [], ...),
+// which must not read as a change.
+bool inert(const Json& v) {
+  return v.is_null() || (v.is_boolean() && !v.get<bool>()) || (v.is_string() && v.get_ref<const std::string&>().empty()) ||
+         ((v.is_object() || v.is_array()) && v.empty());
+}
+
+// Calls f(path, value) for every code-bearing key present in doc with a value that is not inert.
+template <class F>
+void each_key(ClaudeFile kind, const Json& doc, F f) {
+  const auto& top = kind == ClaudeFile::Settings ? claude_code_setting_keys() : claude_code_state_keys();
+  for (const auto& k : top)
+    if (auto it = doc.find(k); it != doc.end() && !inert(*it)) f(KeyPath{k}, *it);
+  if (kind != ClaudeFile::State) return;
+  auto projects = doc.find("projects");
+  if (projects == doc.end() || !projects->is_object()) return;
+  for (const auto& [dir, entry] : projects->items()) {
+    if (!entry.is_object()) continue;
+    for (const auto& k : claude_code_state_keys())
+      if (auto it = entry.find(k); it != entry.end() && !inert(*it)) f(KeyPath{"projects", dir, k}, *it);
+  }
+}
+
+std::string dump(const Json& j) {
+  // Invalid UTF-8 inside a string must not throw: replaced, for comparing only.
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+}  // namespace
+
+std::string key_name(const KeyPath& k) {
+  std::string s;
+  for (const auto& p : k) s += (s.empty() ? "" : ".") + p;
+  return s;
+}
+
+ClaudeProjection project_claude(ClaudeFile kind, const std::optional<std::string>& text) {
+  ClaudeProjection p;
+  if (!text) return p;
+  p.exists = true;
+  if (kind == ClaudeFile::Script) {  // claude runs it as it is: all of it is code
+    p.parsed = true;
+    p.keys.emplace(KeyPath{"content"}, *text);
+    return p;
+  }
+  // Only the watched keys are kept while parsing: ~/.claude.json holds every project's history
+  // (hundreds of KB), and building all of it twice per session was 3x the git walk's cost.
+  std::string top;  // the current key of the top-level object
+  auto keep = [&](int depth, Json::parse_event_t ev, Json& parsed) {
+    if (ev != Json::parse_event_t::key) return true;
+    const auto& k = parsed.get_ref<const std::string&>();
+    const auto& list = kind == ClaudeFile::Settings ? claude_code_setting_keys() : claude_code_state_keys();
+    auto listed = [&](const std::vector<std::string>& l) { return std::find(l.begin(), l.end(), k) != l.end(); };
+    if (depth == 1) {
+      top = k;
+      return listed(list) || (kind == ClaudeFile::State && k == "projects");
+    }
+    if (depth == 3 && kind == ClaudeFile::State && top == "projects") return listed(claude_code_state_keys());
+    return true;
+  };
+  Json doc = Json::parse(*text, keep, /*allow_exceptions=*/false, /*ignore_comments=*/true);
+  if (doc.is_discarded() || !doc.is_object()) return p;
+  p.parsed = true;
+  each_key(kind, doc, [&](const KeyPath& k, const Json& v) { p.keys.emplace(k, dump(v)); });
+  return p;
+}
+
+std::vector<std::string> claude_changes(const ClaudeProjection& before, const ClaudeProjection& after,
+                                        bool /*text_changed*/) {
+  std::vector<std::string> out;
+  if (!after.exists) return out;  // gone: nothing of it runs
+  if (!after.parsed) {
+    // claude refuses a settings file that is not strict JSON ("Invalid or malformed JSON": none of
+    // it is in effect; checked with 2.1.332, a trailing comma), so a new one runs nothing. One that
+    // parsed at the start gets its text back: the user's own settings are not lost to a broken copy.
+    if (before.parsed) out.push_back("is not valid JSON any more (it was at the start)");
+    return out;
+  }
+  for (const auto& [k, v] : after.keys) {
+    auto it = before.keys.find(k);
+    if (it == before.keys.end()) {
+      out.push_back(key_name(k) + ": added " + (v.size() > 200 ? v.substr(0, 200) + "..." : v));
+    } else if (it->second != v) {
+      out.push_back(key_name(k) + ": changed to " + (v.size() > 200 ? v.substr(0, 200) + "..." : v));
+    }
+  }
+  for (const auto& [k, v] : before.keys)
+    if (!after.keys.count(k)) out.push_back(key_name(k) + ": removed");
+  return out;
+}
+
+std::optional<std::string> restore_claude_keys(ClaudeFile kind, const ClaudeProjection& before,
+                                               std::string_view after_text) {
+  Json doc = parse(after_text);
+  if (doc.is_discarded() || !doc.is_object()) return std::nullopt;
+  // Set back every code-bearing key whose value differs from the start's: dropped when the start
+  // had none, else the start's value. The others (same value, or inert on both sides) stay as
+  // the agent's text has them.
+  std::vector<KeyPath> present;
+  each_key(kind, doc, [&](const KeyPath& k, const Json& v) {
+    auto b = before.keys.find(k);
+    if (b == before.keys.end() || b->second != dump(v)) present.push_back(k);
+  });
+  std::vector<KeyPath> unchanged;
+  each_key(kind, doc, [&](const KeyPath& k, const Json& v) {
+    auto b = before.keys.find(k);
+    if (b != before.keys.end() && b->second == dump(v)) unchanged.push_back(k);
+  });
+  // The object holding key k (projects.<dir>), made one where the agent put something else there
+  // (`"projects": 1` would otherwise lose the user's servers: its aside copy does not hold them).
+  auto slot = [&](const KeyPath& k) -> Json* {
+    Json* cur = &doc;
+    for (size_t i = 0; i + 1 < k.size(); ++i) {
+      auto it = cur->find(k[i]);
+      if (it == cur->end()) it = cur->emplace(k[i], Json::object()).first;
+      if (!it->is_object()) *it = Json::object();
+      cur = &*it;
+    }
+    return cur;
+  };
+  for (const auto& k : present) {
+    auto b = before.keys.find(k);
+    Json* obj = slot(k);
+    if (b == before.keys.end()) {
+      obj->erase(k.back());
+    } else {
+      (*obj)[k.back()] = Json::parse(b->second, nullptr, false);  // in place: the key keeps its order
+    }
+  }
+  for (const auto& [k, v] : before.keys) {
+    if (std::find(present.begin(), present.end(), k) != present.end()) continue;
+    if (std::find(unchanged.begin(), unchanged.end(), k) != unchanged.end()) continue;
+    (*slot(k))[k.back()] = Json::parse(v, nullptr, false);  // the agent removed it
+  }
+  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+std::optional<std::string> claude_clean_text(ClaudeFile kind, const std::optional<std::string>& before_text,
+                                             std::string_view after_text, std::string* how) {
+  if (kind == ClaudeFile::Script) {
+    if (how) *how = before_text ? "the script as it was at the start" : "";
+    return before_text;
+  }
+  const ClaudeProjection before = project_claude(kind, before_text);
+  if (auto r = restore_claude_keys(kind, before, after_text)) {
+    if (how) *how = "its code-bearing keys set back to their values at the start, every other change kept";
+    return r;
+  }
+  if (before.parsed) {
+    if (how) *how = "the whole file as it was at the start (the agent's copy does not parse)";
+    return *before_text;
+  }
+  if (how) *how = "";
+  return std::nullopt;
+}
+
+}  // namespace blaude::audit

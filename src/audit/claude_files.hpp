@@ -1,0 +1,57 @@
+// The audit's part for Claude Code's own files (issue 11): the settings and state files the
+// sandbox can write name programs that claude on the host runs on its own (hooks, the status
+// line, credential helpers, MCP servers, plugins) or let code run without a question
+// (permissions, env). What is watched is their code-bearing projection (the keys of
+// common/claude_keys.hpp), not the whole file: claude rewrites ~/.claude.json all the time and
+// keeps the model and other choices in settings.json, and those changes must stay. Pure.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace blaude::audit {
+
+enum class ClaudeFile {
+  Settings,  // settings.json, settings.local.json: claude_code_setting_keys() at the top
+  State,     // ~/.claude.json: claude_code_state_keys() at the top and in each projects.<path>
+  Script,    // a file a command of the settings names at the start: its whole text
+};
+
+using KeyPath = std::vector<std::string>;
+
+struct ClaudeProjection {
+  bool exists = false;  // the file could be read (through a link, as claude reads it)
+  bool parsed = false;  // and is a JSON object
+  // Each code-bearing key there → its value, as JSON text; not the inert ones (null, false, "",
+  // {}, []: claude writes such defaults itself, and they run nothing).
+  std::map<KeyPath, std::string> keys;
+  bool operator==(const ClaudeProjection&) const = default;
+};
+
+ClaudeProjection project_claude(ClaudeFile kind, const std::optional<std::string>& text);
+
+// One line per difference ("hooks: added", "projects./w.mcpServers: changed", "is not valid JSON
+// any more"); empty when nothing code-bearing changed. A removed file is none (nothing of it
+// runs), nor is a file that does not parse unless it parsed at the start (claude refuses a
+// malformed settings file whole). A removed key is one (a deny rule, say).
+std::vector<std::string> claude_changes(const ClaudeProjection& before, const ClaudeProjection& after,
+                                        bool text_changed);
+
+// `after_text` with each code-bearing key set back to its value in `before` (dropped where
+// `before` had none, also when it did not parse: claude ran none of it); every other key as it
+// is in `after_text`, in its order. nullopt when `after_text` is not a JSON object.
+std::optional<std::string> restore_claude_keys(ClaudeFile kind, const ClaudeProjection& before,
+                                               std::string_view after_text);
+
+// The text to write in place of `after_text` (the agent's, moved aside): the restored one; else,
+// when the file parsed at the start, the whole text from the start (claude could not read the
+// agent's anyway, and a parser more lenient than ours must not get to); else nullopt (nothing is
+// written: the aside copy is all there is). `how` says which, for the report.
+std::optional<std::string> claude_clean_text(ClaudeFile kind, const std::optional<std::string>& before_text,
+                                             std::string_view after_text, std::string* how);
+
+std::string key_name(const KeyPath& k);  // "projects./w.mcpServers"
+
+}  // namespace blaude::audit

@@ -1,0 +1,128 @@
+#include "common/claude_keys.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "common/paths.hpp"
+
+namespace blaude {
+
+namespace {
+
+using nlohmann::json;
+
+// Where a settings document names a program: (key path, what it is). Read by the commands list
+// and by the key list below, so a key added here is watched by the audit as well.
+struct CommandKey {
+  std::vector<const char*> path;
+};
+const std::vector<CommandKey>& command_keys() {
+  static const std::vector<CommandKey> keys = {
+      {{"statusLine", "command"}},       {{"subagentStatusLine", "command"}}, {{"fileSuggestion", "command"}},
+      {{"apiKeyHelper"}},                {{"awsCredentialExport"}},           {{"awsAuthRefresh"}},
+      {{"gcpAuthRefresh"}},              {{"otelHeadersHelper"}},             {{"proxyAuthHelper"}},
+      {{"policyHelper", "path"}},        {{"sandbox", "bwrapPath"}},          {{"sandbox", "socatPath"}},
+      {{"sandbox", "ripgrep", "command"}},
+  };
+  return keys;
+}
+
+void push_string(std::vector<std::string>& out, const json* j) {
+  if (j && j->is_string()) out.push_back(j->get<std::string>());
+}
+
+const json* member(const json& j, const char* key) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(key);
+  return it == j.end() ? nullptr : &*it;
+}
+
+// jq's `.. | objects | .command?` over the hooks tree.
+void hook_commands(const json& j, std::vector<std::string>& out) {
+  if (j.is_object()) {
+    push_string(out, member(j, "command"));
+    for (const auto& [k, v] : j.items()) hook_commands(v, out);
+  } else if (j.is_array()) {
+    for (const auto& v : j) hook_commands(v, out);
+  }
+}
+
+bool starts(const std::string& s, const char* p, std::string& rest) {
+  const std::string_view pv(p);
+  if (s.compare(0, pv.size(), pv) != 0) return false;
+  rest = s.substr(pv.size());
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> claude_setting_commands(const json& doc) {
+  std::vector<std::string> out;
+  if (const json* h = member(doc, "hooks")) hook_commands(*h, out);
+  for (const auto& k : command_keys()) {
+    const json* cur = &doc;
+    for (const char* part : k.path)
+      if (cur && !(cur = member(*cur, part))) break;
+    push_string(out, cur);
+  }
+  return out;
+}
+
+const std::vector<std::string>& claude_code_setting_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> v = {"hooks"};
+    for (const auto& k : command_keys())
+      if (std::find(v.begin(), v.end(), k.path.front()) == v.end()) v.push_back(k.path.front());
+    // Not programs by name, but code all the same: env (NODE_OPTIONS=--require, BASH_ENV, PATH)
+    // reaches every hook and tool; permissions (defaultMode bypassPermissions, a broad allow, a
+    // removed deny) lets the host's claude run anything without a question; disableAllHooks and
+    // allowManagedHooksOnly switch the user's own guard hooks off or on; plugins and
+    // marketplaces bring hooks and MCP servers of their own; the MCP approvals start the
+    // servers of a .mcp.json the user did not approve; disableSkillShellExecution guards skills.
+    for (const char* k : {"env", "permissions", "disableAllHooks", "allowManagedHooksOnly", "enabledPlugins",
+                          "extraKnownMarketplaces", "pluginConfigs", "enableAllProjectMcpServers",
+                          "enabledMcpjsonServers", "disabledMcpjsonServers", "mcpServers", "allowedMcpServers",
+                          "deniedMcpServers", "disableSkillShellExecution", "processWrapper"})
+      v.push_back(k);
+    return v;
+  }();
+  return keys;
+}
+
+const std::vector<std::string>& claude_code_state_keys() {
+  static const std::vector<std::string> keys = {"mcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers",
+                                                "enableAllProjectMcpServers", "allowedTools"};
+  return keys;
+}
+
+std::vector<std::string> claude_command_paths(const std::string& command, const std::string& home,
+                                              const std::string& project) {
+  std::vector<std::string> out;
+  std::istringstream in(command);
+  std::string tok, rest;
+  while (in >> tok) {
+    if (!tok.empty() && (tok.front() == '\'' || tok.front() == '"')) tok.erase(0, 1);
+    if (!tok.empty() && (tok.back() == '\'' || tok.back() == '"')) tok.pop_back();
+    // "$CLAUDE_PROJECT_DIR"/.claude/x.sh: the quote closes before the rest.
+    if (auto q = tok.find_first_of("\"'"); q != std::string::npos) tok.erase(q, 1);
+    if (tok.empty()) continue;
+    std::string abs;
+    if (tok.front() == '/') {
+      abs = tok;
+    } else if (!home.empty() && (starts(tok, "~/", rest) || starts(tok, "$HOME/", rest) || starts(tok, "${HOME}/", rest))) {
+      abs = home + "/" + rest;
+    } else if (!project.empty() &&
+               (starts(tok, "$CLAUDE_PROJECT_DIR/", rest) || starts(tok, "${CLAUDE_PROJECT_DIR}/", rest))) {
+      abs = project + "/" + rest;
+    } else if (!project.empty() && tok.find('/') != std::string::npos && tok.front() != '$' && tok.front() != '-' &&
+               tok.find("://") == std::string::npos) {
+      abs = project + "/" + tok;
+    }
+    if (!abs.empty()) out.push_back(normalize(abs));
+  }
+  return out;
+}
+
+}  // namespace blaude

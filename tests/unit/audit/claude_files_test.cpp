@@ -1,0 +1,156 @@
+// The audit's part for Claude Code's files: the code-bearing projection, the diff, the restore
+// (pure), and the shared key list (common/claude_keys.hpp).
+#include <nlohmann/json.hpp>
+
+#include "audit/claude_files.hpp"
+#include "audit/report.hpp"
+#include "catch.hpp"
+#include "common/claude_keys.hpp"
+
+using namespace blaude;
+using namespace blaude::audit;
+
+namespace {
+
+using S = ClaudeFile;
+nlohmann::json J(const std::string& s) { return nlohmann::json::parse(s); }
+ClaudeProjection P(S k, const std::string& s) { return project_claude(k, s); }
+
+}  // namespace
+
+TEST_CASE("claude keys: one list names the programs and the code-bearing keys", "[audit][claude]") {
+  auto cmds = claude_setting_commands(J(R"({"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "a"}]}]},
+    "statusLine": {"type": "command", "command": "b"}, "subagentStatusLine": {"command": "c"},
+    "fileSuggestion": {"type": "command", "command": "d"}, "apiKeyHelper": "e", "gcpAuthRefresh": "f",
+    "proxyAuthHelper": "g", "model": "opus", "env": {"X": "y"}})"));
+  CHECK(cmds == std::vector<std::string>{"a", "b", "c", "d", "e", "f", "g"});
+  const auto& keys = claude_code_setting_keys();
+  // Every key that names a program is a watched key, and so are the ones that let code run.
+  for (const char* k : {"hooks", "statusLine", "subagentStatusLine", "fileSuggestion", "apiKeyHelper", "awsCredentialExport",
+                        "awsAuthRefresh", "gcpAuthRefresh", "otelHeadersHelper", "proxyAuthHelper", "env", "permissions",
+                        "enabledPlugins", "extraKnownMarketplaces", "disableAllHooks", "enableAllProjectMcpServers"})
+    CHECK(std::find(keys.begin(), keys.end(), k) != keys.end());
+  // Control: claude's own choices are not code.
+  for (const char* k : {"model", "outputStyle", "theme", "cleanupPeriodDays"})
+    CHECK(std::find(keys.begin(), keys.end(), k) == keys.end());
+}
+
+TEST_CASE("claude keys: the paths a command names, ~ and the project expanded", "[audit][claude]") {
+  CHECK(claude_command_paths("~/.claude/statusline.sh --x", "/h", "/w") == std::vector<std::string>{"/h/.claude/statusline.sh"});
+  CHECK(claude_command_paths("bash \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/f.sh", "/h", "/w") ==
+        std::vector<std::string>{"/w/.claude/hooks/f.sh"});
+  CHECK(claude_command_paths("${HOME}/bin/x ./y.sh .claude/z.py plain https://a/b -o/x", "/h", "/w") ==
+        std::vector<std::string>{"/h/bin/x", "/w/y.sh", "/w/.claude/z.py"});
+  // Without home and project (managed settings): absolute words only.
+  CHECK(claude_command_paths("~/x ./y /opt/z") == std::vector<std::string>{"/opt/z"});
+}
+
+TEST_CASE("claude projection: only the code-bearing keys, per project in ~/.claude.json", "[audit][claude]") {
+  auto p = P(S::Settings, R"({"model": "opus", "hooks": {"A": []}, "env": {"X": "1"}})");
+  CHECK(p.parsed);
+  CHECK(p.keys.size() == 2);
+  CHECK(p.keys.count({"hooks"}));
+  auto st = P(S::State, R"({"numStartups": 3, "mcpServers": {}, "projects": {"/w.x": {"mcpServers": {"a": {}},
+    "history": [1], "enableAllProjectMcpServers": true}}})");
+  CHECK(st.keys.size() == 2);  // the empty top-level mcpServers is inert: no key
+  CHECK(st.keys.count({"projects", "/w.x", "mcpServers"}));
+  CHECK(key_name({"projects", "/w.x", "mcpServers"}) == "projects./w.x.mcpServers");
+  CHECK_FALSE(project_claude(S::Settings, std::nullopt).exists);
+  auto bad = P(S::Settings, "{\"hooks\": ");
+  CHECK(bad.exists);
+  CHECK_FALSE(bad.parsed);
+}
+
+TEST_CASE("claude diff: new, changed and removed keys; non-code changes are none", "[audit][claude]") {
+  auto before = P(S::Settings, R"({"model": "a", "statusLine": {"command": "x"}, "permissions": {"deny": ["Bash"]}})");
+  CHECK(claude_changes(before, P(S::Settings, R"({"model": "b", "statusLine": {"command": "x"}, "permissions": {"deny": ["Bash"]}})"), true)
+            .empty());
+  auto ch = claude_changes(before, P(S::Settings, R"({"hooks": {"SessionStart": []}, "statusLine": {"command": "y"}})"), true);
+  REQUIRE(ch.size() == 3);
+  CHECK(ch[0].rfind("hooks: added", 0) == 0);
+  CHECK(ch[1].rfind("statusLine: changed to", 0) == 0);
+  CHECK(ch[2] == "permissions: removed");  // a removed deny rule is a loosening
+  // A removed file runs nothing; a file that stopped parsing is a finding; one that did not
+  // parse before and is untouched is not.
+  CHECK(claude_changes(before, project_claude(S::Settings, std::nullopt), true).empty());
+  CHECK(claude_changes(before, P(S::Settings, "{"), true).size() == 1);
+  CHECK(claude_changes(P(S::Settings, "{"), P(S::Settings, "{"), false).empty());
+  CHECK(claude_changes(P(S::Settings, "{"), P(S::Settings, "{x"), true).empty());  // claude runs none of it
+  CHECK(claude_changes(project_claude(S::Settings, std::nullopt), P(S::Settings, "kept"), true).empty());
+}
+
+TEST_CASE("claude restore: code-bearing keys back to the start, every other change kept", "[audit][claude]") {
+  auto before = P(S::Settings, R"({"model": "a", "statusLine": {"command": "mine"}, "permissions": {"deny": ["Bash"]}})");
+  auto out = restore_claude_keys(S::Settings, before,
+                                 R"({"model": "b", "statusLine": {"command": "evil"}, "hooks": {"SessionStart": []},
+                                     "env": {"NODE_OPTIONS": "--require /tmp/x"}, "theme": "dark"})");
+  REQUIRE(out);
+  auto j = J(*out);
+  CHECK(j["model"] == "b");      // the agent's (or claude's) own choice stays
+  CHECK(j["theme"] == "dark");
+  CHECK(j["statusLine"]["command"] == "mine");
+  CHECK_FALSE(j.contains("hooks"));
+  CHECK_FALSE(j.contains("env"));
+  CHECK(j["permissions"]["deny"][0] == "Bash");  // removed by the agent: put back
+  // ~/.claude.json: per project, and the rest (claude's constant rewrites) untouched.
+  auto sb = P(S::State, R"({"projects": {"/w": {"mcpServers": {}, "history": []}}})");
+  auto so = restore_claude_keys(S::State, sb, R"({"numStartups": 9, "mcpServers": {"x": {"command": "sh"}},
+    "projects": {"/w": {"mcpServers": {"y": {"command": "sh"}}, "history": [1]}, "/v": {"mcpServers": {"z": {}}}}})");
+  REQUIRE(so);
+  auto s = J(*so);
+  CHECK(s["numStartups"] == 9);
+  CHECK_FALSE(s.contains("mcpServers"));
+  CHECK(s["projects"]["/w"]["mcpServers"].empty());
+  CHECK(s["projects"]["/w"]["history"][0] == 1);
+  CHECK_FALSE(s["projects"]["/v"].contains("mcpServers"));
+  // The agent put something else where the user's servers were: they come back all the same.
+  auto sp = restore_claude_keys(S::State, P(S::State, R"({"projects": {"/w": {"mcpServers": {"mine": {}}}}})"),
+                                R"({"projects": 1, "n": 2})");
+  REQUIRE(sp);
+  CHECK(J(*sp) == J(R"({"projects": {"/w": {"mcpServers": {"mine": {}}}}, "n": 2})"));
+  // claude's own defaults for a new project entry are no change, and are left as they are.
+  auto d0 = P(S::State, R"({"projects": {}})");
+  auto d1 = R"({"projects": {"/workspaces/w": {"mcpServers": {}, "allowedTools": [], "enabledMcpjsonServers": [],
+    "enableAllProjectMcpServers": false, "history": []}}})";
+  CHECK(claude_changes(d0, P(S::State, d1), true).empty());
+  CHECK(J(*restore_claude_keys(S::State, d0, d1)) == J(d1));
+  // Not JSON at the end: nothing to merge.
+  CHECK_FALSE(restore_claude_keys(S::Settings, before, "{\"hooks\":"));
+}
+
+TEST_CASE("claude clean text: malformed at the start or at the end loses nothing", "[audit][claude]") {
+  std::string how;
+  // Malformed at the end, fine at the start: the start's text whole.
+  const std::string start = R"({"model": "a"})";
+  auto t = claude_clean_text(S::Settings, start, "{\"hooks\": {", &how);
+  REQUIRE(t);
+  CHECK(*t == start);
+  CHECK(how.find("as it was at the start") != std::string::npos);
+  // Malformed at the start: the agent's code keys go, the rest of the agent's text stays.
+  t = claude_clean_text(S::Settings, std::string("{oops"), R"({"model": "b", "apiKeyHelper": "/tmp/x"})", &how);
+  REQUIRE(t);
+  CHECK(J(*t) == J(R"({"model": "b"})"));
+  // None at the start: likewise.
+  t = claude_clean_text(S::Settings, std::nullopt, R"({"statusLine": {"command": "x"}, "model": "c"})", &how);
+  REQUIRE(t);
+  CHECK(J(*t) == J(R"({"model": "c"})"));
+  // Malformed at both ends: nothing to write (the aside copy keeps it).
+  CHECK_FALSE(claude_clean_text(S::Settings, std::string("{oops"), "{worse", &how));
+}
+
+TEST_CASE("claude report: what changed, what was done, the undo line", "[audit][claude]") {
+  Finding f;
+  f.path = "/h/.claude/settings.json";
+  f.details = {"hooks: added {}"};
+  f.act = Act::Rewrite;
+  f.claude = S::Settings;
+  Applied a;
+  a.aside = "/h/.claude/settings.json.blaude-audit-X";
+  a.rewritten = true;
+  a.how = "its code-bearing keys set back";
+  auto text = report_text({f}, {a}, {}, {});
+  CHECK(text.find("Claude Code runs") != std::string::npos);
+  CHECK(text.find("found: hooks: added {}") != std::string::npos);
+  CHECK(text.find("undo: mv -f '/h/.claude/settings.json.blaude-audit-X' '/h/.claude/settings.json'") != std::string::npos);
+  CHECK(text.find("git repositories") == std::string::npos);
+}
