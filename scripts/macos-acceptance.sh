@@ -124,6 +124,11 @@ denied "rename a dir above a protected path (mv nested x)" in_box 'mv nested x'
 denied "rename .git" in_box 'mv .git g'
 denied "overwrite .env" in_box 'echo x > .env'
 if in_box 'echo evil > .GIT/HOOKS/t' >/dev/null 2>&1; then no "write .GIT/HOOKS/t (APFS is case-insensitive, D5)"; rm -f .git/hooks/t; else ok "write .GIT/HOOKS/t (APFS is case-insensitive, D5)"; fi
+denied "write ~/.claude/hooks/ (Claude Code runs its hooks on the host, issue 11)" in_box 'mkdir -p ~/.claude/hooks && echo evil > ~/.claude/hooks/blaude-accept.sh'
+rm -f ~/.claude/hooks/blaude-accept.sh
+denied "write ~/.claude/plugins/ (installed plugins' hooks run on the host)" in_box 'mkdir -p ~/.claude/plugins && echo evil > ~/.claude/plugins/blaude-accept'
+rm -f ~/.claude/plugins/blaude-accept
+check "control: the rest of ~/.claude stays writable (claude's sessions and settings)" in_box 'touch ~/.claude/.blaude-accept && rm ~/.claude/.blaude-accept'
 denied "read ~/.ssh (or any file outside the allowlist)" in_box 'cat ~/.ssh/* ~/Documents/* ~/.zsh_history 2>/dev/null | head -c1 | grep -q .'
 denied "run a program copied to \$TMPDIR" in_box 'cp /bin/echo "$TMPDIR/e.$$" && "$TMPDIR/e.$$" hi'
 # A unix socket on the host (what Docker's is): the sandbox must not connect to it.

@@ -34,4 +34,12 @@ const std::vector<std::string>& claude_code_state_keys();
 std::vector<std::string> claude_command_paths(const std::string& command, const std::string& home = "",
                                               const std::string& project = "");
 
+// The settings files whose programs are kept read-only (both backends): <config>/settings.json
+// and, with a workspace, its .claude/settings.json and .claude/settings.local.json.
+std::vector<std::string> claude_settings_files(const std::string& config_dir, const std::string& workspace);
+// The absolute paths the program strings of one settings text name (~ and $HOME are `home`,
+// $CLAUDE_PROJECT_DIR and relative words `workspace`). Malformed text names none. Pure.
+std::vector<std::string> claude_settings_scripts(const std::string& text, const std::string& home,
+                                                 const std::string& workspace);
+
 }  // namespace blaude

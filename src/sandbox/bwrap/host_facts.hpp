@@ -211,13 +211,8 @@ std::string probe_ssh_agent_dir(const std::string& sock, uid_t uid, const std::v
 // Fills the fields above (config_dir: claude's, as claude_config_dir() gives it).
 void probe_seed_extras(HostFacts& f, const std::string& config_dir);
 
-// host_facts_claude.cpp. The settings files whose programs are protected: <config>/settings.json
-// and, with a workspace, its .claude/settings.json and .claude/settings.local.json.
-std::vector<std::string> claude_settings_files(const std::string& config_dir, const std::string& workspace);
-// The absolute paths the program strings of one settings text name (~ and $HOME are `home`,
-// $CLAUDE_PROJECT_DIR and relative words `workspace`). Malformed text names none. Pure.
-std::vector<std::string> claude_settings_scripts(const std::string& text, const std::string& home,
-                                                 const std::string& workspace);
+// host_facts_claude.cpp. The settings files and their programs: common/claude_keys.hpp
+// (claude_settings_files, claude_settings_scripts; the Seatbelt backend reads the same).
 // After the workspace scan: claude_scripts, and the identities (ws.ids) of those and of
 // <config>/hooks and <config>/local, and the PathFacts of those and <config>/plugins.
 void probe_claude_code(HostFacts& f, const std::string& config_dir, const std::string& workspace);

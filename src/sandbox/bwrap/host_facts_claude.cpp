@@ -18,26 +18,6 @@
 
 namespace blaude::sandbox::bwrap {
 
-std::vector<std::string> claude_settings_files(const std::string& config_dir, const std::string& workspace) {
-  std::vector<std::string> out{config_dir + "/settings.json"};
-  if (!workspace.empty()) {
-    out.push_back(workspace + "/.claude/settings.json");
-    out.push_back(workspace + "/.claude/settings.local.json");
-  }
-  return out;
-}
-
-std::vector<std::string> claude_settings_scripts(const std::string& text, const std::string& home,
-                                                 const std::string& workspace) {
-  auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
-  std::vector<std::string> out;
-  if (doc.is_discarded() || !doc.is_object()) return out;
-  for (const auto& cmd : claude_setting_commands(doc))
-    for (auto& p : claude_command_paths(cmd, home, workspace))
-      if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(std::move(p));
-  return out;
-}
-
 void probe_claude_code(HostFacts& f, const std::string& config_dir, const std::string& workspace) {
   for (const char* d : {"/hooks", "/plugins", "/local"}) {
     const std::string p = config_dir + d;

@@ -102,7 +102,18 @@ std::variant<SeatbeltDecision, SeatbeltPlanError> make_context(const SeatbeltHos
   if (req.keyring) add_unique(c.write_dirs, H + "/Library/Keychains");
 
   c.git_dirs = h.git_dirs;
-  if (!req.allow_protected_writes) c.protect = h.protect;
+  if (!req.allow_protected_writes) {
+    c.protect = h.protect;
+    // Claude Code's programs in its writable config dir (issue 11; bwrap: plan.cpp
+    // add_claude_code_guards): the hooks dir, a local install of claude, the installed plugins
+    // (no write-discarding overlay exists here, so they are write-denied: a plugin install or
+    // marketplace update inside fails) and the scripts the settings name. Denied by path, so also
+    // where they do not exist yet: the sandbox cannot create them either.
+    if (!c.claude_config_dir.empty())
+      for (const char* d : {"/hooks", "/local", "/plugins"})
+        c.protect.push_back({c.claude_config_dir + d, true, "Claude Code's programs (they run on the host)"});
+    for (const auto& s : h.claude_scripts) c.protect.push_back({s, false, "a program Claude Code's settings name"});
+  }
   // The policy files: never writable, in every mode (the agent must not widen its own grants).
   if (!c.project_dir.empty())
     for (const char* n : {"/.blaude", "/.xclaude"}) add_unique(c.always_protect, c.project_dir + n);

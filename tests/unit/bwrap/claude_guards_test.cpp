@@ -6,6 +6,7 @@
 
 #include "catch.hpp"
 #include "fake_host.hpp"
+#include "common/claude_keys.hpp"
 #include "sandbox/bwrap/plan.hpp"
 #include "sandbox/bwrap/scan.hpp"
 

@@ -322,3 +322,30 @@ TEST_CASE("seatbelt rules: TMPDIR is used only where macOS puts it (D6)", "[seat
   CHECK(d.ctx.tmp_dir == kTemp);
   CHECK(d.tmpdir == std::string(kTemp) + "/");
 }
+
+TEST_CASE("seatbelt rules: Claude Code's programs in its writable config dir are write-denied (issue 11)", "[seatbelt]") {
+  auto h = mac_host();
+  h.claude_scripts = {H + "/.claude/statusline.sh", P + "/scripts/hook.sh"};
+  auto f = base_forms(h);
+  const std::string C = H + "/.claude";
+  for (const std::string& p : std::vector<std::string>{C + "/hooks/pre.sh", C + "/hooks", C + "/plugins/cache/x/hooks/hooks.json",
+                                                       C + "/local/claude", C + "/statusline.sh", P + "/scripts/hook.sh"}) {
+    INFO(p);
+    CHECK_FALSE(decide(f, "file-write*", p));
+  }
+  // Renaming the config dir would carry the denied paths out from under the rules.
+  CHECK_FALSE(decide(f, "file-write-unlink", C));
+  // Controls: the rest of claude's dir stays writable (settings, sessions, todos), and so does a
+  // script nobody's settings name.
+  for (const std::string& p : std::vector<std::string>{C + "/settings.json", C + "/projects/x/s.jsonl", C + "/todos/t.json",
+                                                       C + "/other.sh", P + "/scripts/other.sh"}) {
+    INFO(p);
+    CHECK(decide(f, "file-write*", p));
+  }
+  // Control: --allow-protected-writes lifts them, as every protection.
+  auto r = claude_request();
+  r.allow_protected_writes = true;
+  auto open = base_forms(h, r);
+  CHECK(decide(open, "file-write*", C + "/hooks/pre.sh"));
+  CHECK(decide(open, "file-write*", C + "/statusline.sh"));
+}
