@@ -59,6 +59,20 @@ inline sandbox::LaunchPlan plan(sandbox::SandboxRequest req, const HostFacts& f,
   return sandbox::bwrap::plan(req, f, in.env);
 }
 
+// The protect helper's mount at `path` in a plan, or null.
+inline const sandbox::InnerMount* mount_at(const sandbox::LaunchPlan& p, const std::string& path) {
+  for (const auto& m : p.inner_mounts)
+    if (m.path == path) return &m;
+  return nullptr;
+}
+
+// A plan with a plain HOME=/home/u and PATH=/usr/bin environment.
+inline sandbox::LaunchPlan plan_of(const HostFacts& f, sandbox::SandboxRequest req = {}) {
+  PlanInputs in;
+  in.env = {{"HOME", "/home/u"}, {"PATH", "/usr/bin"}};
+  return plan(req, f, in);
+}
+
 // Index of the first occurrence of `seq` as a contiguous run in argv, or -1.
 inline long find(const Argv& argv, const Argv& seq) {
   auto it = std::search(argv.begin(), argv.end(), seq.begin(), seq.end());

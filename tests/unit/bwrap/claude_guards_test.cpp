@@ -36,18 +36,6 @@ HostFacts claude_host(bool overlay) {
   return f;
 }
 
-const InnerMount* mount_at(const LaunchPlan& p, const std::string& path) {
-  for (const auto& m : p.inner_mounts)
-    if (m.path == path) return &m;
-  return nullptr;
-}
-
-LaunchPlan plan_of(const HostFacts& f, SandboxRequest req = {}) {
-  PlanInputs in;
-  in.env = {{"HOME", "/home/u"}, {"PATH", "/usr/bin"}};
-  return plan(req, f, in);
-}
-
 }  // namespace
 
 TEST_CASE("claude guards: hooks dir and named scripts read-only, plugins an overlay", "[sandbox][escapes][claude]") {

@@ -37,18 +37,6 @@ HostFacts old_bwrap_host(Kind blaude_dir) {
   return f;
 }
 
-const InnerMount* mount_at(const LaunchPlan& p, const std::string& path) {
-  for (const auto& m : p.inner_mounts)
-    if (m.path == path) return &m;
-  return nullptr;
-}
-
-LaunchPlan plan_of(const HostFacts& f, SandboxRequest req = {}) {
-  PlanInputs in;
-  in.env = {{"HOME", "/home/u"}, {"PATH", "/usr/bin"}};
-  return plan(req, f, in);
-}
-
 }  // namespace
 
 TEST_CASE("blaude's config dir and the login/app dirs of a host-writable ~/.config are guards", "[sandbox][escapes]") {
