@@ -94,7 +94,7 @@ size_t claude_round(const ClaudeFiles& f, bool changed, double* start_ms) {
     const auto& before = start[i++];
     auto text = slurp(path);
     if (!changed && text == before) continue;
-    changes += claude_changes(project_claude(kind, before), project_claude(kind, text), false).size();
+    changes += claude_changes(project_claude(kind, before), project_claude(kind, text)).size();
   }
   return changes;
 }

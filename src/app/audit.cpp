@@ -53,7 +53,7 @@ std::vector<audit::Finding> claude_findings(const std::vector<WatchedClaude>& wa
     const auto text = read_claude(w.path);
     if (text == w.text) continue;  // the usual case for settings: nothing to parse
     const auto after = audit::project_claude(w.kind, text);
-    auto changes = audit::claude_changes(audit::project_claude(w.kind, w.text), after, true);
+    auto changes = audit::claude_changes(audit::project_claude(w.kind, w.text), after);
     if (changes.empty()) continue;
     audit::Finding f;
     f.path = w.path;

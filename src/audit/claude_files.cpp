@@ -1,6 +1,7 @@
 #include "audit/claude_files.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -85,8 +86,7 @@ ClaudeProjection project_claude(ClaudeFile kind, const std::optional<std::string
   return p;
 }
 
-std::vector<std::string> claude_changes(const ClaudeProjection& before, const ClaudeProjection& after,
-                                        bool /*text_changed*/) {
+std::vector<std::string> claude_changes(const ClaudeProjection& before, const ClaudeProjection& after) {
   std::vector<std::string> out;
   if (!after.exists) return out;  // gone: nothing of it runs
   if (!after.parsed) {
@@ -96,12 +96,13 @@ std::vector<std::string> claude_changes(const ClaudeProjection& before, const Cl
     if (before.parsed) out.push_back("is not valid JSON any more (it was at the start)");
     return out;
   }
+  auto shown = [](const std::string& v) { return v.size() > 200 ? v.substr(0, 200) + "..." : v; };
   for (const auto& [k, v] : after.keys) {
     auto it = before.keys.find(k);
     if (it == before.keys.end()) {
-      out.push_back(key_name(k) + ": added " + (v.size() > 200 ? v.substr(0, 200) + "..." : v));
+      out.push_back(key_name(k) + ": added " + shown(v));
     } else if (it->second != v) {
-      out.push_back(key_name(k) + ": changed to " + (v.size() > 200 ? v.substr(0, 200) + "..." : v));
+      out.push_back(key_name(k) + ": changed to " + shown(v));
     }
   }
   for (const auto& [k, v] : before.keys)
@@ -116,15 +117,12 @@ std::optional<std::string> restore_claude_keys(ClaudeFile kind, const ClaudeProj
   // Set back every code-bearing key whose value differs from the start's: dropped when the start
   // had none, else the start's value. The others (same value, or inert on both sides) stay as
   // the agent's text has them.
-  std::vector<KeyPath> present;
+  std::vector<KeyPath> present;  // differ from the start: set back below
+  std::set<KeyPath> seen;        // every code-bearing key the agent's text has
   each_key(kind, doc, [&](const KeyPath& k, const Json& v) {
+    seen.insert(k);
     auto b = before.keys.find(k);
     if (b == before.keys.end() || b->second != dump(v)) present.push_back(k);
-  });
-  std::vector<KeyPath> unchanged;
-  each_key(kind, doc, [&](const KeyPath& k, const Json& v) {
-    auto b = before.keys.find(k);
-    if (b != before.keys.end() && b->second == dump(v)) unchanged.push_back(k);
   });
   // The object holding key k (projects.<dir>), made one where the agent put something else there
   // (`"projects": 1` would otherwise lose the user's servers: its aside copy does not hold them).
@@ -147,11 +145,8 @@ std::optional<std::string> restore_claude_keys(ClaudeFile kind, const ClaudeProj
       (*obj)[k.back()] = Json::parse(b->second, nullptr, false);  // in place: the key keeps its order
     }
   }
-  for (const auto& [k, v] : before.keys) {
-    if (std::find(present.begin(), present.end(), k) != present.end()) continue;
-    if (std::find(unchanged.begin(), unchanged.end(), k) != unchanged.end()) continue;
-    (*slot(k))[k.back()] = Json::parse(v, nullptr, false);  // the agent removed it
-  }
+  for (const auto& [k, v] : before.keys)
+    if (!seen.count(k)) (*slot(k))[k.back()] = Json::parse(v, nullptr, false);  // the agent removed it
   return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 

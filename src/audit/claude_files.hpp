@@ -36,8 +36,7 @@ ClaudeProjection project_claude(ClaudeFile kind, const std::optional<std::string
 // any more"); empty when nothing code-bearing changed. A removed file is none (nothing of it
 // runs), nor is a file that does not parse unless it parsed at the start (claude refuses a
 // malformed settings file whole). A removed key is one (a deny rule, say).
-std::vector<std::string> claude_changes(const ClaudeProjection& before, const ClaudeProjection& after,
-                                        bool text_changed);
+std::vector<std::string> claude_changes(const ClaudeProjection& before, const ClaudeProjection& after);
 
 // `after_text` with each code-bearing key set back to its value in `before` (dropped where
 // `before` had none, also when it did not parse: claude ran none of it); every other key as it

@@ -63,20 +63,20 @@ TEST_CASE("claude projection: only the code-bearing keys, per project in ~/.clau
 
 TEST_CASE("claude diff: new, changed and removed keys; non-code changes are none", "[audit][claude]") {
   auto before = P(S::Settings, R"({"model": "a", "statusLine": {"command": "x"}, "permissions": {"deny": ["Bash"]}})");
-  CHECK(claude_changes(before, P(S::Settings, R"({"model": "b", "statusLine": {"command": "x"}, "permissions": {"deny": ["Bash"]}})"), true)
+  CHECK(claude_changes(before, P(S::Settings, R"({"model": "b", "statusLine": {"command": "x"}, "permissions": {"deny": ["Bash"]}})"))
             .empty());
-  auto ch = claude_changes(before, P(S::Settings, R"({"hooks": {"SessionStart": []}, "statusLine": {"command": "y"}})"), true);
+  auto ch = claude_changes(before, P(S::Settings, R"({"hooks": {"SessionStart": []}, "statusLine": {"command": "y"}})"));
   REQUIRE(ch.size() == 3);
   CHECK(ch[0].rfind("hooks: added", 0) == 0);
   CHECK(ch[1].rfind("statusLine: changed to", 0) == 0);
   CHECK(ch[2] == "permissions: removed");  // a removed deny rule is a loosening
   // A removed file runs nothing; a file that stopped parsing is a finding; one that did not
   // parse before and is untouched is not.
-  CHECK(claude_changes(before, project_claude(S::Settings, std::nullopt), true).empty());
-  CHECK(claude_changes(before, P(S::Settings, "{"), true).size() == 1);
-  CHECK(claude_changes(P(S::Settings, "{"), P(S::Settings, "{"), false).empty());
-  CHECK(claude_changes(P(S::Settings, "{"), P(S::Settings, "{x"), true).empty());  // claude runs none of it
-  CHECK(claude_changes(project_claude(S::Settings, std::nullopt), P(S::Settings, "kept"), true).empty());
+  CHECK(claude_changes(before, project_claude(S::Settings, std::nullopt)).empty());
+  CHECK(claude_changes(before, P(S::Settings, "{")).size() == 1);
+  CHECK(claude_changes(P(S::Settings, "{"), P(S::Settings, "{")).empty());
+  CHECK(claude_changes(P(S::Settings, "{"), P(S::Settings, "{x")).empty());  // claude runs none of it
+  CHECK(claude_changes(project_claude(S::Settings, std::nullopt), P(S::Settings, "kept")).empty());
 }
 
 TEST_CASE("claude restore: code-bearing keys back to the start, every other change kept", "[audit][claude]") {
@@ -112,7 +112,7 @@ TEST_CASE("claude restore: code-bearing keys back to the start, every other chan
   auto d0 = P(S::State, R"({"projects": {}})");
   auto d1 = R"({"projects": {"/workspaces/w": {"mcpServers": {}, "allowedTools": [], "enabledMcpjsonServers": [],
     "enableAllProjectMcpServers": false, "history": []}}})";
-  CHECK(claude_changes(d0, P(S::State, d1), true).empty());
+  CHECK(claude_changes(d0, P(S::State, d1)).empty());
   CHECK(J(*restore_claude_keys(S::State, d0, d1)) == J(d1));
   // Not JSON at the end: nothing to merge.
   CHECK_FALSE(restore_claude_keys(S::Settings, before, "{\"hooks\":"));
