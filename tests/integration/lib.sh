@@ -38,6 +38,9 @@ check_eq() { # check_eq "description" expected actual
   if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: expected [$2], got [$3]"; fi; }
 not() { ! "$@"; }
 skip() { echo "SKIP: $*"; exit 77; }
+# True for a sanitizer build of blaude (make asan): every start is slower, so launch-heavy tests
+# run fewer launches there (saying so); the release and POSIX suites run the full count.
+blaude_sanitized() { ldd "$BLAUDE" 2>/dev/null | grep -q libasan; }
 # Prerequisites. `make test` installs every tool the suite uses (scripts/deps.sh test) and builds
 # every target, so a missing one is a broken setup: `missing` fails, in CI and everywhere else.
 missing() { echo "FAIL: prerequisite missing: $* (run scripts/deps.sh test, or make test)"; exit 1; }

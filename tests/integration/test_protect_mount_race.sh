@@ -17,6 +17,10 @@
 
 command -v bwrap >/dev/null || skip "bwrap is not installed"
 LAUNCHES=${BLAUDE_RACE_LAUNCHES:-30}
+if [ -z "${BLAUDE_RACE_LAUNCHES:-}" ] && blaude_sanitized; then
+  LAUNCHES=12
+  log "a sanitizer build: $LAUNCHES launches per round, not 30 (each start is slower; the release and POSIX suites run 30)"
+fi
 OVERLAY=${BLAUDE_BWRAP_OVERLAY:-/var/cache/blaude-test/bwrap-overlay/bin/bwrap}
 BWRAPS=(/usr/bin/bwrap)
 [ -x "$OVERLAY" ] && BWRAPS+=("$OVERLAY")

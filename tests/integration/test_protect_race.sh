@@ -14,6 +14,10 @@
 
 command -v bwrap >/dev/null || skip "bwrap is not installed"
 LAUNCHES=${BLAUDE_RACE_LAUNCHES:-40}
+if [ -z "${BLAUDE_RACE_LAUNCHES:-}" ] && blaude_sanitized; then
+  LAUNCHES=15
+  log "a sanitizer build: $LAUNCHES launches per round, not 40 (each start is slower; the release and POSIX suites run 40)"
+fi
 OVERLAY=${BLAUDE_BWRAP_OVERLAY:-/var/cache/blaude-test/bwrap-overlay/bin/bwrap}
 BWRAPS=(/usr/bin/bwrap)
 [ -x "$OVERLAY" ] && BWRAPS+=("$OVERLAY")
@@ -33,13 +37,24 @@ chown -R 65534:65534 "$H" "$W" "$S"
 # until told to stop (bounded: at most 2,000,000 swaps). After each session blaude's audit may
 # find the hooks dir a symlink and move the link aside (issue 11 class 2): the flipper puts it
 # back, as a persistent attacker would, so the race goes on.
-ln -s "$S" "$W/pkg/.git/hooks.link"
-chown -h 65534:65534 "$W/pkg/.git/hooks.link"
+# The layout each round (and each control) starts from: hooks a real, empty dir, hooks.link the
+# symlink to the secret dir, nothing an earlier session's audit moved aside. Rebuilt rather than
+# repaired: after a round of audits racing the flipper the pair can be anything (in one CI run
+# the control then flipped two real dirs for 800 tries and never leaked).
+reset_layout() {
+  rm -rf "$W/pkg/.git/hooks" "$W/pkg/.git/hooks.link" "$W/pkg/.git/hooks".blaude-audit-*
+  mkdir "$W/pkg/.git/hooks"
+  ln -s "$S" "$W/pkg/.git/hooks.link"
+  chown -h 65534:65534 "$W/pkg/.git/hooks" "$W/pkg/.git/hooks.link"
+}
 flip_until() {
   setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c '
 import ctypes, errno, glob, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 a, b, stop = (s.encode() for s in sys.argv[1:4])
+if os.path.islink(a) == os.path.islink(b):
+    sys.exit("flipper: expected one symlink and one dir, found %s and %s" % (
+        os.path.islink(a) and "a link" or "no link", os.path.islink(b) and "a link" or "no link"))
 for i in range(2000000):
     if i % 256 == 0 and os.path.exists(stop):
         break
@@ -60,6 +75,7 @@ pm=""
 for bw in "${BWRAPS[@]}"; do
   v="$("$bw" --version | awk '{print $2}') ($mode)"
   rm -f "$T_DIR/stop"
+  reset_layout
   flip_until &
   fpid=$!
   started=0 refused=0 leaked=0 silent=0
@@ -74,14 +90,14 @@ for bw in "${BWRAPS[@]}"; do
       silent=$((silent + 1))
     fi
   done
-  # Control: the same flipping against a bare bwrap bind of the path, as the old plan did. The
-  # flipper is bounded by a swap count, which slow launches under load can use up: flipping again
-  # if it has ended, or the control would try against a path that no longer moves.
-  if ! kill -0 "$fpid" 2>/dev/null; then
-    wait "$fpid" || true
-    flip_until &
-    fpid=$!
-  fi
+  # Control: the same flipping against a bare bwrap bind of the path, as the old plan did, from
+  # the known layout (the launches' audits may have moved either name aside).
+  touch "$T_DIR/stop"
+  wait "$fpid" || true
+  rm -f "$T_DIR/stop"
+  reset_layout
+  flip_until &
+  fpid=$!
   ctl=0 tries=0
   while [ "$ctl" -eq 0 ] && [ "$tries" -lt $((LAUNCHES * 20)) ]; do
     tries=$((tries + 1))
@@ -98,8 +114,7 @@ for bw in "${BWRAPS[@]}"; do
   done
   touch "$T_DIR/stop"
   wait "$fpid" || true
-  # Leave the dir in place for the next round.
-  if [ -L "$W/pkg/.git/hooks" ]; then mv -T "$W/pkg/.git/hooks" "$W/pkg/.git/hooks.tmp" && mv -T "$W/pkg/.git/hooks.link" "$W/pkg/.git/hooks" && mv -T "$W/pkg/.git/hooks.tmp" "$W/pkg/.git/hooks.link"; fi
+  reset_layout
   # Calm: no flipper; every launch must start and see the real (empty) hooks dir.
   calm=0
   for i in 1 2 3 4 5; do

@@ -24,15 +24,17 @@ check_eq "exit code 9 after the burst" 9 "$code"
 head -c -1 "$T_DIR/got" > "$T_DIR/short"
 check "control: a one-byte-short copy is detected" [ "$(sha256sum < "$T_DIR/short" | cut -d' ' -f1)" != "$want" ]
 
-# Stalled terminal: the child writes forever, the terminal reads nothing for 3 s.
+# Stalled terminal: the child writes forever; from its first output on (blaude has started) the
+# terminal reads nothing for 3 s.
 res=$($PT stall 3 -- "$BLAUDE" --no-sandbox --exec sh -c 'exec base64 -w0 /dev/zero')
 log "stall: $res"
 # Under ASan the allocator's own reservations make the absolute size meaningless; growth is not.
-cap=16384; ldd "$BLAUDE" 2>/dev/null | grep -q libasan && cap=262144
+cap=16384; blaude_sanitized && cap=262144
 python3 - "$res" "$cap" <<'PY' && pass "RSS flat while the terminal is stalled" || fail "RSS grew while stalled: $res"
 import json, sys
 r = json.loads(sys.argv[1])
 s = [x for x in r["rss_kib"] if x > 0]
+assert r["first_read"] > 0, r   # the child was running before the stall began
 assert len(s) >= 6, s
 assert max(s) < int(sys.argv[2]), s
 assert max(s[2:]) - s[2] < 512, s     # no growth after the first half second
