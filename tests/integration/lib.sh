@@ -40,7 +40,8 @@ not() { ! "$@"; }
 skip() { echo "SKIP: $*"; exit 77; }
 # True for a sanitizer build of blaude (make asan): every start is slower, so launch-heavy tests
 # run fewer launches there (saying so); the release and POSIX suites run the full count.
-blaude_sanitized() { ldd "$BLAUDE" 2>/dev/null | grep -q libasan; }
+# (Not `ldd | grep -q`: under pipefail grep's early exit can fail ldd with SIGPIPE.)
+blaude_sanitized() { case "$(ldd "$BLAUDE" 2>/dev/null)" in *libasan*) return 0 ;; *) return 1 ;; esac; }
 # Prerequisites. `make test` installs every tool the suite uses (scripts/deps.sh test) and builds
 # every target, so a missing one is a broken setup: `missing` fails, in CI and everywhere else.
 missing() { echo "FAIL: prerequisite missing: $* (run scripts/deps.sh test, or make test)"; exit 1; }

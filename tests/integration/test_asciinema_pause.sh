@@ -60,6 +60,7 @@ if REC=$(recorder_pid) && B=$(blaude_pid); then
   check "asciinema records again (the command after blaude)" tm_wait 'AFTER_MARK rc=137' 20
   tm_type "relay$$"; tm_enter
   check "asciinema relays input again" tm_wait "RELAY\\[relay$$\\]" 20
+  end_recording
   check "asciinema exited normally" tm_wait 'ASC_RC=0' 20
   check "cast has output from after the kill" grep -q 'AFTER_MARK rc=137' "$CAST"
   check "cast has none of the killed session's output" sh -c "! grep -q SESSION_ '$CAST'"
@@ -90,6 +91,8 @@ if REC=$(recorder_pid) && B=$(blaude_pid); then
   tm_enter
   check "output after the session is shown" tm_wait 'AFTER_MARK rc=0' 20
   tm_type "relay$$"; tm_enter
+  check "asciinema relays input after the continued session" tm_wait "RELAY\\[relay$$\\]" 20
+  end_recording
   check "asciinema exited normally" tm_wait 'ASC_RC=0' 20
   check "cast has none of the session's output" sh -c "! grep -q SESSION_ '$CAST'"
 else
