@@ -1,10 +1,13 @@
 #include "common/claude_keys.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "common/file_io.hpp"
 #include "common/paths.hpp"
 
 namespace blaude {
@@ -142,6 +145,22 @@ std::vector<std::string> claude_settings_scripts(const std::string& text, const 
   for (const auto& cmd : claude_setting_commands(doc))
     for (auto& p : claude_command_paths(cmd, home, workspace))
       if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(std::move(p));
+  return out;
+}
+
+std::vector<std::string> claude_settings_programs(const std::string& config_dir, const std::string& workspace,
+                                                  const std::string& home) {
+  std::vector<std::string> out;
+  for (const auto& file : claude_settings_files(config_dir, workspace)) {
+    auto text = read_small_file(file, 4u << 20);
+    if (!text) continue;
+    for (const auto& p : claude_settings_scripts(*text, home, workspace)) {
+      const std::string real = canonical_path(p);
+      struct stat st;
+      if (real.empty() || ::lstat(real.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      if (std::find(out.begin(), out.end(), real) == out.end()) out.push_back(real);
+    }
+  }
   return out;
 }
 

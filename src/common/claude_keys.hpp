@@ -41,5 +41,10 @@ std::vector<std::string> claude_settings_files(const std::string& config_dir, co
 // $CLAUDE_PROJECT_DIR and relative words `workspace`). Malformed text names none. Pure.
 std::vector<std::string> claude_settings_scripts(const std::string& text, const std::string& home,
                                                  const std::string& workspace);
+// What both backends protect: the programs those settings files (claude_settings_files) name,
+// each through its links to the file claude would run, only existing regular files, first-seen
+// order without repeats. Reads the host.
+std::vector<std::string> claude_settings_programs(const std::string& config_dir, const std::string& workspace,
+                                                  const std::string& home);
 
 }  // namespace blaude

@@ -3,16 +3,7 @@
 // those scripts from inside runs code later without touching any settings. The probe lists the
 // ones that exist; the planner keeps them read-only (plan.cpp add_claude_dirs). New or changed
 // settings are the post-session audit's (audit/claude_files.hpp).
-#include <limits.h>
-#include <stdlib.h>
-#include <sys/stat.h>
-
-#include <algorithm>
-
-#include <nlohmann/json.hpp>
-
 #include "common/claude_keys.hpp"
-#include "common/file_io.hpp"
 #include "sandbox/bwrap/host_facts.hpp"
 #include "sandbox/bwrap/scan.hpp"
 
@@ -24,20 +15,8 @@ void probe_claude_code(HostFacts& f, const std::string& config_dir, const std::s
     f.paths.emplace(p, probe_path(p));
     if (!f.at(p).real.empty()) identify(f.ws.ids, f.at(p).real);
   }
-  for (const auto& file : claude_settings_files(config_dir, workspace)) {
-    auto text = read_small_file(file, 4u << 20);
-    if (!text) continue;
-    for (const auto& p : claude_settings_scripts(*text, f.home, workspace)) {
-      // Through a link, the file it leads to: what claude runs, and what a mount protects.
-      char buf[PATH_MAX];
-      struct stat st;
-      if (!::realpath(p.c_str(), buf) || ::lstat(buf, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-      const std::string real = buf;
-      if (std::find(f.claude_scripts.begin(), f.claude_scripts.end(), real) != f.claude_scripts.end()) continue;
-      f.claude_scripts.push_back(real);
-      identify(f.ws.ids, real);
-    }
-  }
+  f.claude_scripts = claude_settings_programs(config_dir, workspace, f.home);
+  for (const auto& s : f.claude_scripts) identify(f.ws.ids, s);
 }
 
 }  // namespace blaude::sandbox::bwrap

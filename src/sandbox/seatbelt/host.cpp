@@ -3,8 +3,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
-
 #include "common/claude_keys.hpp"
 #include "common/file_io.hpp"
 #include "common/path_search.hpp"
@@ -170,17 +168,7 @@ SeatbeltHost SeatbeltHost::probe(const HostEnv& host, const SandboxRequest& req)
   // The same files and the same reading as the bwrap probe (host_facts_claude.cpp); under --tmp
   // the project's settings are not the session's, the user's still are.
   const std::string ws = req.tmp ? std::string() : h.project;
-  for (const auto& file : claude_settings_files(h.claude_config_dir, ws)) {
-    auto text = read_small_file(file, 4u << 20);
-    if (!text) continue;
-    for (const auto& p : claude_settings_scripts(*text, H, ws)) {
-      const std::string real = canonical_path(p);
-      struct stat st;
-      if (real.empty() || ::lstat(real.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-      if (std::find(h.claude_scripts.begin(), h.claude_scripts.end(), real) == h.claude_scripts.end())
-        h.claude_scripts.push_back(real);
-    }
-  }
+  h.claude_scripts = claude_settings_programs(h.claude_config_dir, ws, H);
   return h;
 }
 
