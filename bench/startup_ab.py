@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Interleaved A/B of blaude builds as uid 65534 (bwrap 0.8 unless BWRAP_DIR), on trees made by
-# bench/gen_tree.sh. For each run: to exec (the clock `date +%s%N` prints inside, minus the clock
+# bench/gen_tree.sh. BLAUDE_LOG=debug, not --debug (which makes the plan whole before the start). For each run: to exec (the clock `date +%s%N` prints inside, minus the clock
 # before the start), total, and from the debug log: probe us, protect mounts us, waiting-for-bwrap us,
 # audit before/after ms.
 # PREFIX='chrt -f 50' runs each start at real-time priority (the other load on a shared machine
@@ -18,7 +18,7 @@ bwdir = os.environ.get("BWRAP_DIR", "/usr/bin")
 log = home + "/.local/state/blaude/blaude.log"
 def run(tree, binary, env):
     cmd = os.environ.get("PREFIX", "").split() + ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env", "-C", tree, "-i",
-           "HOME=" + home, "PATH=%s:/usr/bin:/bin" % bwdir, "TERM=dumb"] + env + [binary, "--no-clipboard", "--debug", "--exec", "date", "+%s%N"]
+           "HOME=" + home, "PATH=%s:/usr/bin:/bin" % bwdir, "TERM=dumb", "BLAUDE_LOG=debug"] + env + [binary, "--no-clipboard", "--exec", "date", "+%s%N"]
     try: os.truncate(log, 0)
     except FileNotFoundError: pass
     t0 = time.time_ns()

@@ -69,6 +69,15 @@ std::vector<audit::Finding> claude_findings(const std::vector<WatchedClaude>& wa
   return out;
 }
 
+// The snapshot before the session; only with it does the session's end compare repositories.
+void take_before(AuditSession& s, const std::vector<audit::PriorWalk>& prior) {
+  s.before = audit::take_snapshot(s.walk, prior);  // the after walk walks everything
+  s.enabled = true;
+  spdlog::info("audit: before the session: {} repos, {} files, {} dirs in {:.1f} ms{}", s.before.repos.size(),
+               s.before.files.size(), s.before.dirs, s.before.seconds * 1000,
+               s.before.complete ? "" : " (incomplete)");
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, audit::ClaudeFile>> claude_watched_files(const std::string& home,
@@ -151,12 +160,16 @@ AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launc
   if (s.walk.roots.empty()) return s;
   s.walk.home = host.home;
   s.walk.seconds = kBeforeSeconds;
-  s.enabled = true;
-  s.before = audit::take_snapshot(s.walk, l.prior_walks);  // the after walk walks everything
-  spdlog::info("audit: before the session: {} repos, {} files, {} dirs in {:.1f} ms{}", s.before.repos.size(),
-               s.before.files.size(), s.before.dirs, s.before.seconds * 1000,
-               s.before.complete ? "" : " (incomplete)");
+  if (l.plan.deferred) return s;  // audit_before(), once the scan is done
+  take_before(s, l.prior_walks);
   return s;
+}
+
+void audit_before(AuditSession& s, const sandbox::bwrap::WorkspaceScan& ws) {
+  if (s.walk.roots.empty() || s.enabled) return;
+  std::vector<audit::PriorWalk> prior;
+  if (auto w = prior_walk(ws)) prior.push_back(std::move(*w));
+  take_before(s, prior);
 }
 
 void audit_end(AuditSession& s) {

@@ -38,6 +38,11 @@ struct AuditSession {
 // Off under --allow-protected-writes (the user turned the protections off).
 AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launch& l);
 
+// A deferred plan's (launch.plan.deferred) snapshot, from its scan, once the scan is done: called
+// before anything in the sandbox can run (supervise's before_command). Before it the session
+// audits only Claude's files.
+void audit_before(AuditSession& s, const sandbox::bwrap::WorkspaceScan& ws);
+
 // Prints the report on stderr (nothing when there is nothing to say) and logs it.
 void audit_end(AuditSession& s);
 

@@ -11,6 +11,7 @@
 #include "cli/command.hpp"
 #include "cli/parse.hpp"
 #include "common/path_search.hpp"
+#include "sandbox/bwrap/deferred.hpp"
 #include "sandbox/bwrap/host_facts.hpp"
 #include "sandbox/bwrap/plan.hpp"
 #include "sandbox/env_policy.hpp"
@@ -111,7 +112,9 @@ Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std:
   sandbox::SandboxRequest req = sandbox_request(o, argv, host.home);
 
   const auto t0 = clock::now();
-  bw::HostFacts facts = bw::HostFacts::probe(host, req);
+  // The workspace scan overlaps bwrap's start (sandbox/bwrap/deferred.hpp), except where the
+  // whole plan is shown before anything starts (--dry-run, --debug).
+  bw::HostFacts facts = bw::HostFacts::probe(host, req, /*defer_scan=*/!o.dry_run && !o.debug);
   const auto t1 = clock::now();
   // Prerequisites first: no question is asked for a launch that cannot happen.
   if (facts.bwrap.empty())
@@ -145,6 +148,10 @@ Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std:
   NetDecision nd = decide_network(host, o, std::move(net_grants), no_default_domains, env, req, net_preps, l.notices);
   if (nd.failure) return *nd.failure;
   l.net = std::move(nd.launch);
+  // A scan done by now (a small workspace) is taken here: the plan is made whole, as without
+  // the thread (deferred.hpp); one still running is left to finish after bwrap's spawn.
+  // BLAUDE_SCAN=defer: deferred even then (the tests' way to reach that path on small trees).
+  if (facts.ws_pending && facts.ws_pending->done() && facts.env_or("BLAUDE_SCAN") != "defer") bw::wait_for_scan(facts);
   try {
     l.plan = bw::plan(req, facts, env);
   } catch (const bw::PlanError& e) {
@@ -153,8 +160,11 @@ Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std:
   l.plan.preparations.insert(l.plan.preparations.end(), net_preps.begin(), net_preps.end());
   const auto t2 = clock::now();
   using us = std::chrono::microseconds;
-  spdlog::info("sandbox: probe {} us ({} workspace entries of interest), plan {} us, {} bwrap args",
-               std::chrono::duration_cast<us>(t1 - t0).count(), facts.ws.hits.size() + facts.ws.links.size(),
+  spdlog::info("sandbox: probe {} us ({}), plan {} us, {} bwrap args",
+               std::chrono::duration_cast<us>(t1 - t0).count(),
+               l.plan.deferred ? "workspace scan running"
+                               : std::to_string(facts.ws.hits.size() + facts.ws.links.size()) +
+                                     " workspace entries of interest",
                std::chrono::duration_cast<us>(t2 - t1).count(), l.plan.argv.size());
   l.bwrap = facts.bwrap;
   if (auto w = prior_walk(facts.ws)) l.prior_walks.push_back(std::move(*w));

@@ -1,6 +1,7 @@
 // Internal to the app layer: a launch as decided, before anything on the host has changed.
 // decide_*() fill it (reads only); prepare() makes the changes it lists; supervise() runs it.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <variant>
@@ -12,6 +13,7 @@
 #include "audit/walk.hpp"
 #include "cli/options.hpp"
 #include "common/host_env.hpp"
+#include "sandbox/bwrap/host_facts.hpp"
 #include "sandbox/env_policy.hpp"
 #include "sandbox/launch_plan.hpp"
 #include "sandbox/request.hpp"
@@ -64,6 +66,9 @@ std::optional<Failure> trust_gate(const HostEnv& host, const cli::Options& o, sa
                                   std::string* no_default_domains = nullptr);
 Decision decide_unsandboxed(const HostEnv& host, const cli::Options& o, const std::vector<std::string>& argv);
 
+// The warnings and notes lines as report() prints them (also the ones a deferred plan adds).
+void report_findings(const std::vector<std::string>& warnings, const std::vector<std::string>& notes);
+
 // Prints the notices, warnings and notes (and with --debug the command) to stderr; with
 // --dry-run the plan itself, including the host preparations it would make, to stdout.
 void report(const Launch& l, const cli::Options& o);
@@ -77,6 +82,10 @@ std::optional<Failure> prepare(const Launch& l);
 
 // Starts the launch under the PTY supervisor (asciinema guard, OSC 52 filter) and returns the
 // exit code; explains a bwrap that could not create its namespaces.
-int supervise(const HostEnv& host, const cli::Options& o, const Launch& l);
+// A deferred bwrap plan (sandbox/bwrap/deferred.hpp) is finished right after bwrap's spawn; its
+// warnings are printed then, and `before_command` gets the workspace scan before the protect
+// helper is forked (nothing in the sandbox can run before that).
+using ScanHook = std::function<void(const sandbox::bwrap::WorkspaceScan&)>;
+int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const ScanHook& before_command = {});
 
 }  // namespace blaude::app

@@ -38,10 +38,14 @@ std::string format_preparations(const std::vector<sandbox::HostPrep>& preps) {
 
 }  // namespace
 
+void report_findings(const std::vector<std::string>& warnings, const std::vector<std::string>& notes) {
+  for (const auto& w : warnings) say("warning: ", w);
+  for (const auto& n : notes) say("note: ", n);
+}
+
 void report(const Launch& l, const cli::Options& o) {
   for (const auto& n : l.notices) std::fprintf(stderr, "%s\n", n.c_str());
-  for (const auto& w : l.plan.warnings) say("warning: ", w);
-  for (const auto& n : l.plan.notes) say("note: ", n);
+  report_findings(l.plan.warnings, l.plan.notes);
   if (!l.sandboxed) {
     if (o.debug) std::fprintf(stderr, "\033[2m%s\033[0m\n", shell_quote(l.plan.argv).c_str());
   } else if (l.backend == Backend::Seatbelt) {

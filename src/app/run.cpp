@@ -55,7 +55,9 @@ Outcome run(const cli::Options& o) {
   if (o.dry_run) return 0;
   if (auto f = prepare(launch)) return *f;
   AuditSession audit = audit_begin(host, o, launch);  // before the child can change anything
-  int rc = supervise(host, o, launch);
+  // A deferred plan's scan ends after bwrap's spawn: the repositories' snapshot is taken then,
+  // still before anything in the sandbox runs (supervise's before_command).
+  int rc = supervise(host, o, launch, [&audit](const sandbox::bwrap::WorkspaceScan& ws) { audit_before(audit, ws); });
   audit_end(audit);  // the sandbox is gone, the terminal restored
   spdlog::info("exit code {}", rc);
   return rc;

@@ -53,7 +53,7 @@ std::optional<std::vector<std::string>> shim_on_pty(const std::vector<std::strin
 
 }  // namespace
 
-int supervise(const HostEnv& host, const cli::Options& o, const Launch& l) {
+int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const ScanHook& before_command) {
   pty::Command cmd;
   sandbox::bwrap::PreparedLaunch prepared;
   if (l.sandboxed && l.backend == Backend::Seatbelt) {
@@ -103,7 +103,17 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l) {
   // which tests it) they are swept. Linux's --no-sandbox keeps its behaviour (nothing changes there).
   so.sweep_session = !kLinuxCalls && !(l.sandboxed && l.backend == Backend::Bwrap);
   // The protect helper is forked once bwrap runs (protect_gate.hpp: bwrap waits at its gate).
-  if (prepared.gate) so.after_spawn = [g = prepared.gate.get()] { g->launch_helper(); };
+  // A deferred plan is finished first (the scan overlapped bwrap's start), and the audit takes
+  // its snapshot: both before the helper's fork, so before anything in the sandbox runs.
+  if (prepared.gate)
+    so.after_spawn = [&l, &prepared, &before_command] {
+      if (const auto* r = sandbox::bwrap::finish_deferred(l.plan, prepared)) {
+        report_findings(r->warnings, r->notes);
+        std::fflush(stderr);
+        if (r->scan && before_command) before_command(*r->scan);
+      }
+      prepared.gate->launch_helper();
+    };
 
   // Proxy mode: the proxy and the published ports are bound now, before the child exists.
   std::unique_ptr<NetSession> net;

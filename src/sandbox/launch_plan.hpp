@@ -6,10 +6,15 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace blaude::sandbox {
+
+namespace bwrap {
+class DeferredProtect;  // bwrap/deferred.hpp
+}
 
 // Content that must reach the sandbox through a file descriptor (bwrap --ro-bind-data FD PATH,
 // --args FD, ...). The planner writes the placeholder token into argv; the launcher creates a
@@ -128,6 +133,10 @@ struct LaunchPlan {
   std::vector<std::string> warnings;
   // Made by the launcher inside the sandbox, in this order, after every mount in argv.
   std::vector<InnerMount> inner_mounts;
+  // bwrap, when the workspace scan was still running at plan time: what depends on it (more
+  // inner mounts, warnings, notes), finished after bwrap's spawn (bwrap/deferred.hpp). argv has
+  // the gate options then, and inner_mounts is empty.
+  std::shared_ptr<bwrap::DeferredProtect> deferred;
   // Binds the launcher makes by held descriptor (in argv they read as plain binds: --dry-run).
   std::vector<HeldPath> held;
   // By-path mounts the exec shim re-checks before the command runs (empty: none, or no shim).

@@ -5,6 +5,8 @@
 #include "common/path_search.hpp"
 
 #include <dirent.h>
+#include <pthread.h>
+#include <signal.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -120,11 +122,39 @@ std::vector<std::string> find_opt_tool_dirs(const std::string& path) {
 
 }  // namespace
 
+PendingScan::PendingScan(std::function<WorkspaceScan()> scan)
+    : thread_([this, scan = std::move(scan)] {
+        try {
+          scan_ = scan();
+        } catch (...) {
+          error_ = std::current_exception();
+        }
+        done_.store(true, std::memory_order_release);
+      }) {}
+
+void PendingScan::join() {
+  std::call_once(joined_, [this] {
+    if (thread_.joinable()) thread_.join();
+  });
+}
+
+PendingScan::~PendingScan() { join(); }
+
+const WorkspaceScan& PendingScan::result() {
+  join();
+  if (error_) std::rethrow_exception(error_);
+  return scan_;
+}
+
+namespace {
+int walk_threads(const HostFacts& f) { return std::atoi(f.env_or("BLAUDE_WALK_THREADS", "0").c_str()); }
+}  // namespace
+
 void HostFacts::probe_grants(const Grants& grants) {
   for (const auto& g : grants) paths.emplace(g.path, probe_path(g.path));
 }
 
-HostFacts HostFacts::probe(const HostEnv& host, const SandboxRequest& req) {
+HostFacts HostFacts::probe(const HostEnv& host, const SandboxRequest& req, bool defer_scan) {
   HostFacts f;
   f.uid = host.uid;
   f.gid = host.gid;
@@ -136,6 +166,24 @@ HostFacts HostFacts::probe(const HostEnv& host, const SandboxRequest& req) {
   if (struct stat st; !f.cwd.empty() && ::stat(".", &st) == 0)
     f.cwd_id = {(unsigned long long)st.st_dev, (unsigned long long)st.st_ino, unsigned(st.st_mode & S_IFMT)};
   f.stdio_tty = host.stdio_tty();
+  // The workspace scan on its own thread from the start, over the rest of the probe, the plan and
+  // bwrap's own start (deferred.hpp); BLAUDE_SCAN=sync: in line, as --dry-run does (for A/B).
+  if (defer_scan && !req.tmp && !req.allow_protected_writes && !f.cwd.empty() && f.env_or("BLAUDE_SCAN") != "sync") {
+    // Every fork blaude makes until the scan is waited for (the own-overlay probe, bwrap's
+    // spawn) runs only prepared, allocation-free code in the child before its exec or exit, so
+    // no lock this thread holds is needed there (confine.cpp, pty/spawn.cpp); the programs it
+    // runs (bwrap --version, gpgconf) start by posix_spawn. The thread (and the walk's own)
+    // starts with every signal blocked: blaude's handlers and the supervisor's signal pipe
+    // expect them on the main thread.
+    sigset_t all, old;
+    sigfillset(&all);
+    ::pthread_sigmask(SIG_SETMASK, &all, &old);
+    f.ws_pending = std::make_shared<PendingScan>([root = f.cwd, home = f.home, xdg = f.env_or("XDG_CONFIG_HOME"),
+                                                  threads = walk_threads(f)] {
+      return scan_workspace(root, home, xdg, threads);
+    });
+    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  }
 
   f.bwrap = find_on_path("bwrap", f.env_or("PATH", "/usr/local/bin:/usr/bin:/bin"));
   if (!f.bwrap.empty()) {
@@ -170,10 +218,15 @@ HostFacts HostFacts::probe(const HostEnv& host, const SandboxRequest& req) {
     f.mounts.push_back(pf);
     if (!pf.real.empty()) f.paths.emplace(pf.real, probe_path(pf.real));
   }
-  if (!req.tmp && !f.cwd.empty())
-    f.ws = scan_workspace(f.cwd, f.home, f.env_or("XDG_CONFIG_HOME"), std::atoi(f.env_or("BLAUDE_WALK_THREADS", "0").c_str()));
-  identify_ipc_guards(f);
   f.inner_mounts = inner_mounts_work(f.bwrap) && f.env_or("BLAUDE_PROTECT_MOUNTS") != "bwrap-options";
+  if (!req.tmp && !f.cwd.empty()) {
+    if (f.ws_pending) {
+      identify(f.ws.ids, f.cwd);  // what the scan records first: the bwrap binds' checks use it
+    } else {
+      f.ws = scan_workspace(f.cwd, f.home, f.env_or("XDG_CONFIG_HOME"), walk_threads(f));
+    }
+  }
+  identify_ipc_guards(f);
   f.exe = probe_exe(req.program(), f.env_or("PATH"), f.home_real);
   if (f.exe.name != "claude") f.claude = probe_exe("claude", f.env_or("PATH"), f.home_real);
   probe_seed_extras(f, claude_config_dir(f));

@@ -3,7 +3,13 @@
 #pragma once
 #include <sys/types.h>
 
+#include <atomic>
+#include <exception>
+#include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -106,6 +112,28 @@ struct IpcFacts {
   std::string gpg_problem;        // why gpgconf gave nothing
 };
 
+// The workspace scan on a thread of its own (HostFacts::probe with defer_scan). result() joins
+// the thread (once: a process with a second thread alive pays for every page-table change with
+// the other CPU's TLB flush) and gives the scan, or rethrows what it threw.
+class PendingScan {
+public:
+  explicit PendingScan(std::function<WorkspaceScan()> scan);
+  ~PendingScan();
+  PendingScan(const PendingScan&) = delete;
+  PendingScan& operator=(const PendingScan&) = delete;
+  const WorkspaceScan& result();
+  // The scan has ended (result() would not wait).
+  bool done() const { return done_.load(std::memory_order_acquire); }
+
+private:
+  void join();
+  std::once_flag joined_;
+  WorkspaceScan scan_;
+  std::exception_ptr error_;
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
 struct HostFacts {
   uid_t uid = 1000;
   gid_t gid = 1000;
@@ -164,6 +192,10 @@ struct HostFacts {
   std::vector<PathFact> mounts;              // one per Options::mounts entry, same order
   std::vector<std::string> mount_paths;      // those entries made absolute
   WorkspaceScan ws;
+  // The workspace scan still running (probe(..., defer_scan)): ws holds only the identities of
+  // the workspace and its parents then (and what the rest of the probe identified); plan() leaves
+  // every protection that depends on the scan to LaunchPlan::deferred (bwrap/deferred.hpp).
+  std::shared_ptr<PendingScan> ws_pending;
   ExeFact exe;     // the program that runs
   ExeFact claude;  // claude as well when exe is another program (--exec bash, --chic): the
                    // seed binds it at its own path whatever runs; name "" otherwise
@@ -189,7 +221,11 @@ struct HostFacts {
   // layer). Reads only: bwrap's feature cache under ~/.cache/blaude is read, and when bwrap
   // changed, the refreshed entry is listed in cache_writes for the prepare step to write.
   // The request's mount and grant paths are lstat'ed too.
-  static HostFacts probe(const HostEnv& host, const SandboxRequest& req);
+  // defer_scan: the workspace scan (the walk at any depth, the repositories, their identities)
+  // runs on its own thread and is waited for only by LaunchPlan::deferred's finish(), after
+  // bwrap has started (it overlaps bwrap's own start); only where the protect helper mounts the
+  // protections (inner_mounts) and they are on (not --tmp, not --allow-protected-writes).
+  static HostFacts probe(const HostEnv& host, const SandboxRequest& req, bool defer_scan = false);
   // lstats the grants' paths too (the policy is read after the probe: a launch that cannot
   // start, for want of bwrap, asks no trust question).
   void probe_grants(const Grants& grants);

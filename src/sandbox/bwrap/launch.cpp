@@ -42,8 +42,13 @@ PreparedLaunch prepare_launch(const LaunchPlan& plan) {
     out.keep_fds.push_back(fd.get());
     out.fds.push_back(std::move(fd));
   }
-  if (!plan.inner_mounts.empty()) {
+  if (plan.deferred) {
+    out.deferred_mounts = std::make_unique<std::vector<InnerMount>>();
+    out.gate = std::make_unique<ProtectGate>(ProtectGate::start(*out.deferred_mounts, std::chrono::seconds(20)));
+  } else if (!plan.inner_mounts.empty()) {
     out.gate = std::make_unique<ProtectGate>(ProtectGate::start(plan.inner_mounts, std::chrono::seconds(20)));
+  }
+  if (out.gate) {
     for (auto& a : argv) {
       if (a == kInfoToken) a = std::to_string(out.gate->info_fd());
       if (a == kGateToken) a = std::to_string(out.gate->gate_fd());
@@ -74,6 +79,19 @@ PreparedLaunch prepare_launch(const LaunchPlan& plan) {
   out.keep_fds.push_back(args.get());
   out.fds.push_back(std::move(args));
   return out;
+}
+
+const DeferredProtect::Result* finish_deferred(const LaunchPlan& plan, PreparedLaunch& launch) {
+  if (!launch.gate || !plan.deferred || !launch.deferred_mounts) return nullptr;
+  const DeferredProtect::Result& r = plan.deferred->finish();
+  if (!r.error.empty()) {
+    launch.gate->fail(r.error);
+  } else {
+    *launch.deferred_mounts = r.mounts;
+  }
+  spdlog::info("sandbox: workspace scan finished after bwrap's start: waited {} us, layout {} us, {} inner mounts{}",
+               r.wait_us, r.layout_us, r.mounts.size(), r.error.empty() ? "" : "; failed: " + r.error);
+  return &r;
 }
 
 std::string protect_outcome(PreparedLaunch& launch) {

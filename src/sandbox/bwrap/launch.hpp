@@ -7,6 +7,7 @@
 
 #include "common/unique_fd.hpp"
 #include "sandbox/bwrap/protect_gate.hpp"
+#include "sandbox/bwrap/deferred.hpp"
 #include "sandbox/bwrap/confine.hpp"
 #include "sandbox/launch_plan.hpp"
 
@@ -20,6 +21,8 @@ struct PreparedLaunch {
   std::vector<int> keep_fds;      // → pty::Command::keep_fds
   // The protect helper, when the plan has inner mounts (started here, before bwrap is).
   std::unique_ptr<ProtectGate> gate;
+  // A deferred plan's mounts (plan.deferred), filled by finish_deferred() before the helper's fork.
+  std::unique_ptr<std::vector<InnerMount>> deferred_mounts;
   // The plan's Confinement laid out for the forked child (→ pty::Command::pre_exec with
   // run_confinement); null when there is nothing to do.
   std::unique_ptr<PreparedConfinement> confine;
@@ -32,6 +35,13 @@ int run_confinement(const void* prepared, int* step);
 // Creates one memfd per DataFd, substitutes its number for the token, then packs the options.
 // Throws std::system_error when a memfd cannot be made.
 PreparedLaunch prepare_launch(const LaunchPlan& plan);
+
+// Right after bwrap's spawn, for a deferred plan (bwrap/deferred.hpp): waits for the workspace
+// scan and finishes the plan, giving the helper its mounts, or, when the plan could not be
+// finished, failing the gate (nothing runs). Then the caller takes what must precede the
+// command (the audit's snapshot) and forks the helper (launch.gate->launch_helper()). Returns
+// the finished part, to report; null without a deferred plan.
+const DeferredProtect::Result* finish_deferred(const LaunchPlan& plan, PreparedLaunch& launch);
 
 // After the supervised bwrap exited: "" when the protections were all made (or there were none),
 // else why the sandbox did not start (nothing ran then).

@@ -5,6 +5,7 @@
 
 #include "sandbox/bwrap/mount_order.hpp"
 #include "sandbox/bwrap/plan_builder.hpp"
+#include "sandbox/bwrap/deferred.hpp"
 #include "common/paths.hpp"
 
 namespace blaude::sandbox::bwrap {
@@ -455,6 +456,13 @@ void enforce_mount_order(Builder& b) {
 }  // namespace
 
 LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList& env) {
+  // Only the protect helper's mounts can wait for the scan (deferred.hpp); as bwrap options the
+  // protections are part of the argv, so the scan comes first.
+  if (facts.ws_pending && !facts.inner_mounts) {
+    HostFacts done = facts;
+    wait_for_scan(done);
+    return plan(req, done, env);
+  }
   Builder b{req, facts, {}, {}, {}, {}, {}};
   b.p.warnings = facts.probe_warnings;
   b.p.preparations = facts.cache_writes;

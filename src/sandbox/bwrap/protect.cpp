@@ -2,11 +2,13 @@
 // (.git/hooks, .git/config, .bashrc, .vscode, ...) are made read-only or write-discarding,
 // at every path through which the sandbox can write the workspace.
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <set>
 
 #include "sandbox/bwrap/plan.hpp"
 #include "sandbox/bwrap/plan_builder.hpp"
+#include "sandbox/bwrap/deferred.hpp"
 #include "common/paths.hpp"
 #include "sandbox/bwrap/mount_order.hpp"
 #include "sandbox/bwrap/protect_gate.hpp"
@@ -91,7 +93,8 @@ void add_workspace(Builder& b) {
                     "Use a subdirectory instead, --tmp, or --allow-protected-writes to override.");
   const std::string w = workspace_dest(f.cwd);
   b.rw(f.cwd, w);
-  if (!b.req.allow_protected_writes) {
+  // With the scan still running, collect() runs in DeferredProtect::finish().
+  if (!b.req.allow_protected_writes && !(f.ws_pending && f.inner_mounts)) {
     warn_links(b);
     collect(b);
   }
@@ -119,9 +122,34 @@ void add_shadows(Builder& b, std::vector<InnerMount> protections) {
   b.p.inner_mounts = std::move(mounts);
 }
 
+void lay_out_protections(Builder& b);
+
+// The scan still running: the gate's options now (the helper always runs then), the layout in
+// DeferredProtect::finish() over the same state.
+void defer_protections(Builder& b) {
+  DeferredProtect::State s;
+  s.req = b.req;
+  s.facts = std::make_shared<HostFacts>(b.f);
+  s.argv = b.p.argv;
+  s.confine_overlays = b.p.confine.overlays;
+  s.rw_binds = b.rw_binds;
+  s.always_guards = b.always_guards;
+  s.claude_guards = b.claude_guards;
+  s.shadows = b.shadows;
+  for (auto& a : gate_args(kInfoToken, kGateToken)) b.p.argv.push_back(a);
+  b.p.deferred = std::make_shared<DeferredProtect>(std::move(s));
+}
+
 }  // namespace
 
 void add_protections(Builder& b) {
+  if (b.f.ws_pending && b.f.inner_mounts) return defer_protections(b);
+  lay_out_protections(b);
+}
+
+namespace {
+
+void lay_out_protections(Builder& b) {
   // With the protections off (or no workspace), only the guards of every mode: blaude's own config.
   const bool off = b.req.allow_protected_writes || b.req.tmp;
   std::vector<HostGuard> guards = off ? std::vector<HostGuard>{} : b.guards;
@@ -185,4 +213,58 @@ void add_protections(Builder& b) {
   }
 }
 
+}  // namespace
+
 }  // namespace blaude::sandbox::bwrap::detail
+
+namespace blaude::sandbox::bwrap {
+
+void wait_for_scan(HostFacts& f) {
+  if (!f.ws_pending) return;
+  WorkspaceScan ws = f.ws_pending->result();
+  // The identities the rest of the probe recorded (blaude's own dirs, Claude's programs, the
+  // workspace's parents) are what plan() used: kept over the scan's later lstat of the same path.
+  std::map<std::string, Identity> earlier = std::move(f.ws.ids);
+  f.ws = std::move(ws);
+  for (auto& [path, id] : earlier) f.ws.ids.insert_or_assign(path, id);
+  f.ws_pending.reset();
+}
+
+const DeferredProtect::Result& DeferredProtect::finish() {
+  using namespace detail;
+  if (done_) return r_;
+  done_ = true;
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  HostFacts& f = *s_.facts;
+  try {
+    wait_for_scan(f);
+    const auto t1 = clock::now();
+    r_.wait_us = std::chrono::duration_cast<std::chrono::microseconds>(t1 - t0).count();
+    Builder b{s_.req, f, {}, {}, {}, {}, {}};
+    b.p.argv = s_.argv;
+    b.p.confine.overlays = s_.confine_overlays;
+    b.rw_binds = s_.rw_binds;
+    b.always_guards = s_.always_guards;
+    b.claude_guards = s_.claude_guards;
+    b.shadows = s_.shadows;
+    if (!s_.req.allow_protected_writes && !s_.req.tmp) {
+      warn_links(b);
+      collect(b);
+    }
+    lay_out_protections(b);
+    r_.mounts = std::move(b.p.inner_mounts);
+    r_.warnings = std::move(b.p.warnings);
+    r_.notes = std::move(b.p.notes);
+    r_.scan = std::make_shared<const WorkspaceScan>(f.ws);
+    r_.layout_us = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - t1).count();
+  } catch (const PlanError& e) {
+    r_.error = e.what();
+    r_.hint = e.hint;
+  } catch (const std::exception& e) {
+    r_.error = std::string("the workspace scan failed: ") + e.what();
+  }
+  return r_;
+}
+
+}  // namespace blaude::sandbox::bwrap

@@ -412,6 +412,15 @@ ProtectGate ProtectGate::start(const std::vector<InnerMount>&, std::chrono::mill
 void ProtectGate::launch_helper() {}
 #endif  // __linux__
 
+void ProtectGate::fail(const std::string& why) {
+  if (!gate_w_ || helper_ > 0) return;
+  std::string line = "FAIL " + why + "\n";
+  (void)!::write(status_w_.get(), line.data(), line.size());
+  info_r_.reset();
+  gate_w_.reset();
+  status_w_.reset();
+}
+
 // The helper closes its status pipe only by exiting: after EOF there this does not block. Also
 // from the destructor, where it may still run (an early return before bwrap's end): it ends by
 // its deadline or bwrap's end at the latest, so there it is only collected if it is done.

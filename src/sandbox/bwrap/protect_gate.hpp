@@ -57,6 +57,10 @@ public:
   // instead of delaying its start. If the fork fails, the gate is closed without the proof and
   // bwrap stops before the command (outcome() says why).
   void launch_helper();
+  // Instead of launch_helper(), when the mounts cannot be made (a deferred plan that failed,
+  // bwrap/deferred.hpp): the gate is closed without the proof, bwrap stops before the command,
+  // and outcome() gives `why`.
+  void fail(const std::string& why);
   ProtectGate() = default;
   ProtectGate(ProtectGate&& o) noexcept
       : info_w_(std::move(o.info_w_)), gate_r_(std::move(o.gate_r_)), status_r_(std::move(o.status_r_)),

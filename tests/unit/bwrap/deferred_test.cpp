@@ -1,0 +1,171 @@
+// The plan made while the workspace scan still runs (bwrap/deferred.hpp) is the plan made after
+// it: the same bwrap argv (plus the gate, which a deferred plan always has) and, once finished,
+// the same helper mounts, warnings and notes. Over synthetic hosts with nested repositories,
+// protected names, symlinks, a workspace under /tmp (the mirror alias) and a failing layout.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "fake_host.hpp"
+#include "sandbox/bwrap/deferred.hpp"
+#include "sandbox/bwrap/plan.hpp"
+#include "sandbox/bwrap/protect_gate.hpp"
+
+using namespace blaude;
+using namespace blaude::sandbox;
+using namespace blaude::sandbox::bwrap;
+using namespace blaude::testing;
+
+namespace {
+
+PlanInputs inputs() {
+  PlanInputs in;
+  in.env = {{"HOME", "/home/u"}, {"PATH", "/usr/bin"}};
+  in.command = {"claude", "--dangerously-skip-permissions"};
+  return in;
+}
+
+void identify_all(HostFacts& f) {
+  auto add = [&](std::string p) {
+    for (; !p.empty(); p = p == "/" ? "" : p.substr(0, std::max<size_t>(1, p.rfind('/'))))
+      f.ws.ids.emplace(p, Identity{1, std::hash<std::string>{}(p), 0040000});
+  };
+  for (const auto& g : f.ws.git.protect) add(g.path);
+  for (const auto& [rel, pf] : f.ws.hits) {
+    add(f.cwd + "/" + rel);
+    if (!pf.real.empty()) add(pf.real);
+  }
+  add(f.cwd);
+}
+
+// A workspace at `cwd` with repositories at several depths, protected names and links.
+HostFacts scanned_host(const std::string& cwd) {
+  HostFacts f = typical_host();
+  f.cwd = cwd;
+  f.inner_mounts = true;
+  auto git = [&](const std::string& rel, Guard hooks) {
+    f.ws.git.protect.push_back({cwd + "/" + rel + "/config", Guard::ReadOnly, "config of " + rel});
+    f.ws.git.protect.push_back({cwd + "/" + rel + "/hooks", hooks, "hooks of " + rel});
+  };
+  git(".git", Guard::ReadOnly);
+  git("packages/a/.git", Guard::ReadOnly);
+  git("node_modules/x/y/z/deep/.git", Guard::EmptyDir);
+  f.ws.git.protect.push_back({cwd + "/.husky", Guard::ReadOnly, "core.hooksPath"});
+  f.ws.git.warnings.push_back("an include outside the workspace");
+  f.ws.hits.emplace_back(".bashrc", PathFact{Kind::File, Kind::File, cwd + "/.bashrc", ""});
+  f.ws.hits.emplace_back(".vscode", PathFact{Kind::Dir, Kind::Dir, cwd + "/.vscode", ""});
+  f.ws.hits.emplace_back(".envrc", PathFact{Kind::Symlink, Kind::File, "/home/u/.ssh/id_rsa", "/home/u/.ssh/id_rsa"});
+  f.ws.links.push_back({"docs/out", "/etc/shadow-ish"});
+  f.ws.root = cwd;
+  f.ws.dirs = 42;
+  identify_all(f);
+  return f;
+}
+
+// The same host as the probe leaves it with the scan on its thread: only the workspace's own
+// identities (and its parents') known at plan time, the rest arriving with the scan.
+HostFacts pending_host(const HostFacts& done) {
+  HostFacts f = done;
+  f.ws = WorkspaceScan{};
+  for (const auto& [path, id] : done.ws.ids)
+    if (path == done.cwd || (done.cwd.rfind(path, 0) == 0 && (path == "/" || done.cwd[path.size()] == '/')))
+      f.ws.ids.emplace(path, id);
+  WorkspaceScan scan = done.ws;
+  f.ws_pending = std::make_shared<PendingScan>([scan] { return scan; });
+  return f;
+}
+
+std::vector<std::string> without_gate(std::vector<std::string> argv) {
+  const auto gate = gate_args(kInfoToken, kGateToken);
+  auto it = std::search(argv.begin(), argv.end(), gate.begin(), gate.end());
+  if (it != argv.end()) argv.erase(it, it + long(gate.size()));
+  return argv;
+}
+
+std::vector<std::string> sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+void check_same(const HostFacts& done, const SandboxRequest& req) {
+  LaunchPlan whole = plan(req, done, inputs());
+  HostFacts pf = pending_host(done);
+  LaunchPlan part = plan(req, pf, inputs());
+  REQUIRE(part.deferred);
+  CHECK(part.inner_mounts.empty());
+  CHECK(without_gate(part.argv) == without_gate(whole.argv));
+  const auto gate = gate_args(kInfoToken, kGateToken);
+  CHECK(std::search(part.argv.begin(), part.argv.end(), gate.begin(), gate.end()) != part.argv.end());
+  const auto& r = part.deferred->finish();
+  REQUIRE(r.error.empty());
+  REQUIRE(r.mounts.size() == whole.inner_mounts.size());
+  for (size_t i = 0; i < r.mounts.size(); ++i) {
+    CHECK(r.mounts[i].path == whole.inner_mounts[i].path);
+    CHECK(r.mounts[i].kind == whole.inner_mounts[i].kind);
+    CHECK(r.mounts[i].id == whole.inner_mounts[i].id);
+    CHECK(r.mounts[i].from == whole.inner_mounts[i].from);
+  }
+  auto w = part.warnings;
+  w.insert(w.end(), r.warnings.begin(), r.warnings.end());
+  CHECK(sorted(w) == sorted(whole.warnings));
+  auto n = part.notes;
+  n.insert(n.end(), r.notes.begin(), r.notes.end());
+  CHECK(sorted(n) == sorted(whole.notes));
+  REQUIRE(r.scan);
+  CHECK(r.scan->root == done.ws.root);
+  CHECK(r.scan->dirs == 42);
+  CHECK(&part.deferred->finish() == &r);  // once
+}
+
+}  // namespace
+
+TEST_CASE("deferred scan: the finished plan is the whole plan", "[sandbox][deferred]") {
+  SECTION("workspace in the home dir") { check_same(scanned_host("/home/u/proj"), SandboxRequest{}); }
+  SECTION("workspace under /tmp: the mirror alias") { check_same(scanned_host("/tmp/proj"), SandboxRequest{}); }
+  SECTION("a deep nested repo is among the helper's mounts") {
+    HostFacts done = scanned_host("/home/u/proj");
+    HostFacts pf = pending_host(done);
+    LaunchPlan part = plan(SandboxRequest{}, pf, inputs());
+    const auto& r = part.deferred->finish();
+    bool deep = false;
+    for (const auto& m : r.mounts) deep |= m.path == "/workspaces/proj/node_modules/x/y/z/deep/.git/config";
+    CHECK(deep);
+    // Control: the argv made while the scan ran names none of the scan's paths.
+    for (const auto& a : part.argv) CHECK(a.find("deep") == std::string::npos);
+  }
+}
+
+TEST_CASE("deferred scan: a layout that cannot be made fails the launch", "[sandbox][deferred]") {
+  HostFacts done = scanned_host("/home/u/proj");
+  HostFacts pf = pending_host(done);
+  // The scan reports a protection whose identity it lacks: the whole plan throws PlanError here;
+  // the deferred one says why in finish(), and the launcher fails the gate (nothing runs).
+  WorkspaceScan scan = done.ws;
+  scan.ids.erase("/home/u/proj/packages/a/.git/config");
+  pf.ws_pending = std::make_shared<PendingScan>([scan] { return scan; });
+  HostFacts whole_facts = done;
+  whole_facts.ws = scan;
+  CHECK_THROWS_AS(plan(SandboxRequest{}, whole_facts, inputs()), PlanError);
+  LaunchPlan part = plan(SandboxRequest{}, pf, inputs());
+  const auto& r = part.deferred->finish();
+  CHECK(r.error.find("changed while blaude was starting") != std::string::npos);
+  CHECK(r.mounts.empty());
+  CHECK_FALSE(r.scan);
+}
+
+TEST_CASE("deferred scan: a scan that threw fails the launch", "[sandbox][deferred]") {
+  HostFacts pf = pending_host(scanned_host("/home/u/proj"));
+  pf.ws_pending = std::make_shared<PendingScan>([]() -> WorkspaceScan { throw std::runtime_error("no memory"); });
+  LaunchPlan part = plan(SandboxRequest{}, pf, inputs());
+  CHECK(part.deferred->finish().error == "the workspace scan failed: no memory");
+}
+
+TEST_CASE("deferred scan: without the helper the scan is waited for first", "[sandbox][deferred]") {
+  HostFacts done = scanned_host("/home/u/proj");
+  done.inner_mounts = false;
+  HostFacts pf = pending_host(done);
+  LaunchPlan part = plan(SandboxRequest{}, pf, inputs());
+  CHECK_FALSE(part.deferred);
+  CHECK(part.argv == plan(SandboxRequest{}, done, inputs()).argv);
+}
