@@ -6,6 +6,9 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
+#include <cstdlib>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <ctime>
@@ -71,6 +74,10 @@ std::vector<audit::Finding> claude_findings(const std::vector<WatchedClaude>& wa
 
 // The snapshot before the session; only with it does the session's end compare repositories.
 void take_before(AuditSession& s, const std::vector<audit::PriorWalk>& prior) {
+  if (s.test_delay_ms > 0) {  // to the end, signals or not (the supervisor's SIGCHLD interrupts a sleep)
+    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::min(s.test_delay_ms, 5000));
+    while (std::chrono::steady_clock::now() < end) std::this_thread::sleep_until(end);
+  }
   s.before = audit::take_snapshot(s.walk, prior);  // the after walk walks everything
   s.enabled = true;
   spdlog::info("audit: before the session: {} repos, {} files, {} dirs in {:.1f} ms{}", s.before.repos.size(),
@@ -160,6 +167,7 @@ AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launc
   if (s.walk.roots.empty()) return s;
   s.walk.home = host.home;
   s.walk.seconds = kBeforeSeconds;
+  s.test_delay_ms = std::atoi(host.get("BLAUDE_TEST_AUDIT_DELAY_MS").c_str());
   if (l.plan.deferred) return s;  // audit_before(), once the scan is done
   take_before(s, l.prior_walks);
   return s;

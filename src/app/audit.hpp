@@ -27,6 +27,9 @@ struct WatchedClaude {
 
 struct AuditSession {
   bool enabled = false;
+  // BLAUDE_TEST_AUDIT_DELAY_MS: the snapshot before the session starts this late (the tests'
+  // way to show that nothing in the sandbox runs before it is done; it only delays).
+  int test_delay_ms = 0;
   audit::WalkInput walk;
   audit::Snapshot before;
   std::vector<WatchedClaude> claude;

@@ -53,6 +53,7 @@ protected() {  # protected WS: none of the writes landed
   return 0
 }
 
+ATTACK0=$ATTACK
 for mode in defer sync; do
   W=$(make_ws $mode)
   run "$W" "$T_DIR/$mode.out" BLAUDE_SCAN=$mode
@@ -67,7 +68,22 @@ for mode in defer sync; do
   check "$mode: the audit's snapshot was taken before the session" grep -q "audit: before the session: 3 repos" "$T_DIR/$mode.out.log"
 done
 
+# The audit's snapshot is taken while the helper mounts, with blaude holding bwrap's gate: the
+# command starts only after it. Made visible by delaying the snapshot 400 ms: the command's first
+# act (its clock) must come after the log's "audit: before the session" line (written when the
+# snapshot is done). Were the gate not held, the command would start ~400 ms before that line.
+W=$(make_ws order)
+ATTACK='date +%s%3N >start-ms'
+run "$W" "$T_DIR/order.out" BLAUDE_SCAN=defer BLAUDE_TEST_AUDIT_DELAY_MS=400
+snap_line=$(grep -o '^[0-9T:.-]* [0-9]* info audit: before the session' "$T_DIR/order.out.log" | cut -d' ' -f1)
+snap_ms=$( [ -n "$snap_line" ] && date -d "${snap_line/T/ }" +%s%3N)
+cmd_ms=$(cat "$W/start-ms" 2>/dev/null)
+echo "snapshot done at $snap_ms, command started at $cmd_ms" >>"$T_DIR/order.out"
+check "order: the deferred path ran" grep -q "scan finished after bwrap's start" "$T_DIR/order.out.log"
+check "order: the command started after the audit's snapshot was done" test "${cmd_ms:-0}" -ge "${snap_ms:-9999999999999}"
+
 W=$(make_ws control)
+ATTACK=$ATTACK0
 run "$W" "$T_DIR/control.out" BLAUDE_SCAN=defer --allow-protected-writes
 check "control: without the protections the writes land" not protected "$W"
 check "control: the deep nested repo's hook is written" test -e "$W/node_modules/x/y/z/w/deep/.git/hooks/pre-commit"
