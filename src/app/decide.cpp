@@ -149,9 +149,11 @@ Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std:
   if (nd.failure) return *nd.failure;
   l.net = std::move(nd.launch);
   // A scan done by now (a small workspace) is taken here: the plan is made whole, as without
-  // the thread (deferred.hpp); one still running is left to finish after bwrap's spawn.
-  // BLAUDE_SCAN=defer: deferred even then (the tests' way to reach that path on small trees).
-  if (facts.ws_pending && facts.ws_pending->done() && facts.env_or("BLAUDE_SCAN") != "defer") bw::wait_for_scan(facts);
+  // the thread (deferred.hpp); one still running is left to finish after bwrap's spawn, where
+  // the protect helper mounts the protections (else it is waited for here).
+  // BLAUDE_SCAN=defer: deferred even when done (the tests' way to reach that path on small trees).
+  if (facts.ws_pending && ((facts.ws_pending->done() && facts.env_or("BLAUDE_SCAN") != "defer") || !facts.inner_mounts))
+    bw::wait_for_scan(facts);
   try {
     l.plan = bw::plan(req, facts, env);
   } catch (const bw::PlanError& e) {

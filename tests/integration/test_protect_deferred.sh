@@ -6,7 +6,8 @@
 # node_modules, the workspace's own hooks, a protected name (.vscode); the scan's warning (a link
 # leaving the tree) is printed; and the audit's snapshot, taken from the same late scan, still
 # catches a repository the agent creates. Controls: --allow-protected-writes (every write lands),
-# and BLAUDE_SCAN=sync gives the same results without the late path (the log says which ran). ~3 s.
+# and BLAUDE_SCAN=sync gives the same results without the late path (the log says which ran), as
+# do the protections as bwrap options. ~4 s.
 . "$(dirname "$0")/lib.sh"
 
 command -v bwrap >/dev/null || skip "bwrap is not installed"
@@ -54,9 +55,15 @@ protected() {  # protected WS: none of the writes landed
 }
 
 ATTACK0=$ATTACK
-for mode in defer sync; do
+# options: the protections as bwrap options (no helper): the scan cannot wait, so it is waited
+# for before the plan even when asked to defer.
+for mode in defer sync options; do
   W=$(make_ws $mode)
-  run "$W" "$T_DIR/$mode.out" BLAUDE_SCAN=$mode
+  if [ $mode = options ]; then
+    run "$W" "$T_DIR/$mode.out" BLAUDE_SCAN=defer BLAUDE_PROTECT_MOUNTS=bwrap-options
+  else
+    run "$W" "$T_DIR/$mode.out" BLAUDE_SCAN=$mode
+  fi
   if [ $mode = defer ]; then
     check "defer: the scan finished after bwrap's spawn" grep -q "scan finished after bwrap's start" "$T_DIR/$mode.out.log"
   else
