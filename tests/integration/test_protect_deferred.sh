@@ -75,10 +75,11 @@ for mode in defer sync options; do
   check "$mode: the audit's snapshot was taken before the session" grep -q "audit: before the session: 3 repos" "$T_DIR/$mode.out.log"
 done
 
-# The audit's snapshot is taken while the helper mounts, with blaude holding bwrap's gate: the
-# command starts only after it. Made visible by delaying the snapshot 400 ms: the command's first
-# act (its clock) must come after the log's "audit: before the session" line (written when the
-# snapshot is done). Were the gate not held, the command would start ~400 ms before that line.
+# The audit's snapshot from the late scan is taken before the helper's fork: the command starts
+# only after it. Made visible by delaying the snapshot 400 ms: the command's first act (its
+# clock) must come after the log's "audit: before the session" line (written when the snapshot
+# is done). Control, by hand (the snapshot moved after the helper's fork): the command started
+# 344 ms before that line.
 W=$(make_ws order)
 ATTACK='date +%s%3N >start-ms'
 run "$W" "$T_DIR/order.out" BLAUDE_SCAN=defer BLAUDE_TEST_AUDIT_DELAY_MS=400

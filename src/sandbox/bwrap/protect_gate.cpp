@@ -360,7 +360,7 @@ ProtectGate ProtectGate::start(const std::vector<InnerMount>& mounts, std::chron
   return g;
 }
 
-void ProtectGate::launch_helper(bool hold_gate) {
+void ProtectGate::launch_helper() {
   if (!gate_w_ || helper_ > 0) return;
   // One fork, and nobody waits for it here; blaude reaps it in outcome(), by its pid only
   // (blaude never waits for "any child"). It was a double fork before bwrap's start, blaude
@@ -396,12 +396,8 @@ void ProtectGate::launch_helper(bool hold_gate) {
   }
   helper_ = pid;
   info_r_.reset();
-  if (!hold_gate || pid < 0) gate_w_.reset();
+  gate_w_.reset();
   status_w_.reset();
-}
-
-void ProtectGate::release_gate() {
-  if (helper_ > 0) gate_w_.reset();
 }
 
 #else
@@ -413,8 +409,7 @@ ProtectGate ProtectGate::start(const std::vector<InnerMount>&, std::chrono::mill
   throw std::system_error(ENOSYS, std::generic_category(), "the protect helper needs Linux mount calls");
 }
 
-void ProtectGate::launch_helper(bool) {}
-void ProtectGate::release_gate() {}
+void ProtectGate::launch_helper() {}
 #endif  // __linux__
 
 void ProtectGate::fail(const std::string& why) {
@@ -448,7 +443,6 @@ void ProtectGate::release_child_ends() {
 std::string ProtectGate::outcome() {
   if (!status_r_) return ok_ ? "" : report_;
   release_child_ends();
-  release_gate();  // held (launch_helper(true)) and not released: bwrap is gone by now anyway
   if (gate_w_) {
     // Never launched: bwrap could not be started. What the helper said then, as before.
     info_r_.reset();

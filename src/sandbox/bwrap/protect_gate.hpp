@@ -56,11 +56,7 @@ public:
   // until then), and the fork's copy-on-write faults in blaude then overlap bwrap's own set-up
   // instead of delaying its start. If the fork fails, the gate is closed without the proof and
   // bwrap stops before the command (outcome() says why).
-  // hold_gate: blaude keeps its own write end of the gate open after the fork, so bwrap stays at
-  // the gate (it reads the gate to its end) after the helper's mounts until release_gate(): what
-  // must come before the command (the audit's snapshot) then overlaps the helper's work.
-  void launch_helper(bool hold_gate = false);
-  void release_gate();
+  void launch_helper();
   // Instead of launch_helper(), when the mounts cannot be made (a deferred plan that failed,
   // bwrap/deferred.hpp): the gate is closed without the proof, bwrap stops before the command,
   // and outcome() gives `why`.
