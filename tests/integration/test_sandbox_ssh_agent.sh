@@ -14,7 +14,10 @@ mkdir -p "$H" "$WS"
 chown -R $NOBODY:$NOBODY "$H" "$WS"
 asn() { env -i HOME="$H" PATH=/usr/bin:/bin "$@"; }
 agents=()
-at_exit 'for p in "${agents[@]}"; do kill -9 "$p"; done'
+agent_dirs=()
+# Killed agents leave their /tmp/ssh-XXXXXXXXXX dirs behind: removed too (30 of them piled up in
+# /tmp here, and every later start's probe lists the user's dirs in /tmp).
+at_exit 'for p in "${agents[@]}"; do kill -9 "$p"; done; for d in "${agent_dirs[@]}"; do rm -rf "$d"; done'
 
 # start_agent [SOCKET]: a real ssh-agent as uid 65534; sets SOCK and PID.
 start_agent() {
@@ -23,6 +26,7 @@ start_agent() {
   SOCK=$(printf '%s\n' "$out" | sed -n 's/^SSH_AUTH_SOCK=\([^;]*\);.*/\1/p')
   PID=$(printf '%s\n' "$out" | sed -n 's/^SSH_AGENT_PID=\([0-9]*\);.*/\1/p')
   agents+=("$PID")
+  [ -n "${1:-}" ] || agent_dirs+=("$(dirname "$SOCK")")
 }
 
 # session NAME [blaude options]: blaude --ssh runs `ssh-add -l` (1 = connected, no keys; 2 = no agent) before and
