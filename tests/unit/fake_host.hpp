@@ -2,6 +2,7 @@
 // merged-/usr Linux host to start from, and the argv helpers the planner tests share.
 #pragma once
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,22 @@ inline void put_link(HostFacts& f, const std::string& p, const std::string& link
   f.paths[p] = PathFact{Kind::Symlink, k, real, link};
 }
 inline PathFact fact(Kind k, const std::string& p) { return PathFact{k, k, k == Kind::Missing ? "" : p, ""}; }
+
+// The probe's identities: every path the workspace scan's protections name, every dir above
+// them, and the workspace itself (a synthetic dev/ino per path).
+inline HostFacts& identify_all(HostFacts& f) {
+  auto add = [&](std::string p) {
+    for (; !p.empty(); p = p == "/" ? "" : p.substr(0, std::max<size_t>(1, p.rfind('/'))))
+      f.ws.ids.emplace(p, sandbox::Identity{1, std::hash<std::string>{}(p), 0040000});
+  };
+  for (const auto& g : f.ws.git.protect) add(g.path);
+  for (const auto& [rel, pf] : f.ws.hits) {
+    add(f.cwd + "/" + rel);
+    if (!pf.real.empty()) add(pf.real);
+  }
+  add(f.cwd);
+  return f;
+}
 
 // uid 1000 "u", HOME /home/u, workspace /home/u/proj, bwrap 0.9+ (overlays), merged /usr,
 // a host /tmp and an existing ~/.claude.

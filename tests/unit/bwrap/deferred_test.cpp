@@ -26,19 +26,6 @@ PlanInputs inputs() {
   return in;
 }
 
-void identify_all(HostFacts& f) {
-  auto add = [&](std::string p) {
-    for (; !p.empty(); p = p == "/" ? "" : p.substr(0, std::max<size_t>(1, p.rfind('/'))))
-      f.ws.ids.emplace(p, Identity{1, std::hash<std::string>{}(p), 0040000});
-  };
-  for (const auto& g : f.ws.git.protect) add(g.path);
-  for (const auto& [rel, pf] : f.ws.hits) {
-    add(f.cwd + "/" + rel);
-    if (!pf.real.empty()) add(pf.real);
-  }
-  add(f.cwd);
-}
-
 // A workspace at `cwd` with repositories at several depths, protected names and links.
 HostFacts scanned_host(const std::string& cwd) {
   HostFacts f = typical_host();

@@ -41,20 +41,6 @@ void add_git(HostFacts& f, const std::string& rel, Kind hooks) {
 }
 void guard(HostFacts& f, const std::string& path, Guard g = Guard::ReadOnly) { f.ws.git.protect.push_back({path, g, "test"}); }
 
-// The probe's identities: every path the protections name, and every dir above them.
-HostFacts& identified(HostFacts& f) {
-  auto add = [&](std::string p) {
-    for (; !p.empty(); p = p == "/" ? "" : p.substr(0, std::max<size_t>(1, p.rfind('/'))))
-      f.ws.ids.emplace(p, Identity{1, std::hash<std::string>{}(p), 0040000});
-  };
-  for (const auto& g : f.ws.git.protect) add(g.path);
-  for (const auto& [rel, pf] : f.ws.hits) {
-    add(f.cwd + "/" + rel);
-    if (!pf.real.empty()) add(pf.real);
-  }
-  add(f.cwd);
-  return f;
-}
 
 }  // namespace
 
@@ -260,7 +246,7 @@ TEST_CASE("protected paths in a git workspace", "[sandbox]") {
   add_git(f, ".git", Kind::Dir);
   f.ws.hits.emplace_back(".bashrc", PathFact{Kind::File, Kind::File, "/home/u/proj/.bashrc", ""});
   f.ws.hits.emplace_back(".vscode", PathFact{Kind::Dir, Kind::Dir, "/home/u/proj/.vscode", ""});
-  identified(f);
+  identify_all(f);
   auto a = plan(opts(), f, inputs()).argv;
   const std::string W = "/workspaces/proj", S = "/home/u/proj";
   long ws = find(a, {"--bind", S, W});
@@ -292,7 +278,7 @@ TEST_CASE("protected paths in a git workspace", "[sandbox]") {
 TEST_CASE("a missing .git/hooks is read-only and empty, .git itself stays writable", "[sandbox]") {
   auto f = host();
   add_git(f, ".git", Kind::Missing);
-  identified(f);
+  identify_all(f);
   auto p = plan(opts(), f, inputs());
   // Made by the launcher and bound by held descriptor (no --tmpfs: it would follow a planted link).
   CHECK(has(p.argv, {"--ro-bind", "/home/u/proj/.git/hooks", "/workspaces/proj/.git/hooks"}));
@@ -308,7 +294,7 @@ TEST_CASE("symlinked protected names are never bound", "[sandbox]") {
   f.ws.hits.emplace_back(".bashrc", PathFact{Kind::Symlink, Kind::File, "/home/u/.ssh/id_rsa", "/home/u/.ssh/id_rsa"});
   f.ws.hits.emplace_back(".zshrc", PathFact{Kind::Symlink, Kind::File, "/home/u/proj/dot/zshrc", "dot/zshrc"});
   f.ws.hits.emplace_back(".vscode", PathFact{Kind::Symlink, Kind::Dir, "/etc", "/etc"});
-  identified(f);
+  identify_all(f);
   auto p = plan(opts(), f, inputs());
   CHECK_FALSE(has(p.argv, {"/home/u/.ssh/id_rsa"}));
   CHECK_FALSE(has(p.argv, {"/home/u/proj/.bashrc"}));
@@ -326,7 +312,7 @@ TEST_CASE("nested repos, submodules and core.hooksPath", "[sandbox]") {
   add_git(f, "packages/app/.git", Kind::Dir);
   add_git(f, ".git/modules/lib", Kind::Missing);
   guard(f, S + "/tools", Guard::EmptyDir);
-  auto a = plan(opts(), identified(f), inputs()).argv;
+  auto a = plan(opts(), identify_all(f), inputs()).argv;
   CHECK(has(a, {"--ro-bind", S + "/.husky", W + "/.husky"}));
   for (std::string pin : {"packages", "packages/app", "packages/app/.git", ".git/modules", ".git/modules/lib"})
     CHECK(has(a, {"--bind", S + "/" + pin, W + "/" + pin}));
@@ -339,7 +325,7 @@ TEST_CASE("nested repos, submodules and core.hooksPath", "[sandbox]") {
 TEST_CASE("a protection whose identity the probe lacks fails closed", "[sandbox]") {
   auto f = host();
   add_git(f, ".git", Kind::Dir);
-  identified(f);
+  identify_all(f);
   f.ws.ids.erase("/home/u/proj/.git/config");
   f.inner_mounts = true;
   CHECK_THROWS_AS(plan(opts(), f, inputs()), PlanError);
@@ -349,7 +335,7 @@ TEST_CASE("nothing is pinned inside a guarded dir", "[sandbox]") {
   auto f = host();
   f.ws.hits.emplace_back(".vscode", PathFact{Kind::Dir, Kind::Dir, "/home/u/proj/.vscode", ""});
   f.ws.hits.emplace_back(".vscode/sub/.bashrc", PathFact{Kind::File, Kind::File, "", ""});
-  auto a = plan(opts(), identified(f), inputs()).argv;
+  auto a = plan(opts(), identify_all(f), inputs()).argv;
   CHECK_FALSE(has(a, {"--bind", "/home/u/proj/.vscode/sub", "/workspaces/proj/.vscode/sub"}));
 }
 
@@ -357,7 +343,7 @@ TEST_CASE("the workspace is protected at every writable alias", "[sandbox]") {
   auto f = host();
   f.cwd = "/tmp/work/proj";
   add_git(f, ".git", Kind::Dir);
-  identified(f);
+  identify_all(f);
   auto a = plan(opts(), f, inputs()).argv;
   CHECK(has(a, {"--ro-bind", "/tmp/work/proj/.git/config", "/workspaces/proj/.git/config"}));
   CHECK(has(a, {"--ro-bind", "/tmp/work/proj/.git/config", "/tmp/work/proj/.git/config"}));
@@ -380,7 +366,7 @@ TEST_CASE("the workspace is protected at every writable alias", "[sandbox]") {
   f = host();
   f.cwd = "/srv/code/proj";
   add_git(f, ".git", Kind::Dir);
-  identified(f);
+  identify_all(f);
   put(f, "/srv/code", Kind::Dir);
   f.mount_paths = {"/srv/code"};
   f.mounts = {f.at("/srv/code")};
