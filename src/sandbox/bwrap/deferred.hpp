@@ -1,4 +1,5 @@
-// The part of a bwrap plan that waits for the workspace scan (HostFacts::probe with defer_scan).
+// The part of a bwrap plan that waits for the workspace scan (HostFacts::probe with defer_scan),
+// and for the scan of the user's own sockets in /tmp that runs with it.
 // bwrap's argv does not depend on the scan where the protect helper mounts the protections
 // (protect_gate.hpp): the scan's findings (nested repositories at any depth, the protected
 // names, the links) only become the helper's mounts, its warnings and the audit's start. So the
@@ -9,6 +10,7 @@
 // the scan done first (tests/unit/sandbox/deferred_test.cpp compares them).
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,7 +23,7 @@
 namespace blaude::sandbox::bwrap {
 
 // Waits for the scan (when one is pending) and puts its result in f.ws, keeping the identities
-// the rest of the probe recorded.
+// the rest of the probe recorded, and the user's /tmp sockets in f (merge_user_sockets).
 void wait_for_scan(HostFacts& f);
 
 class DeferredProtect {
@@ -44,6 +46,9 @@ public:
     std::vector<std::pair<std::string, std::string>> rw_binds;
     std::vector<HostGuard> always_guards, claude_guards;
     std::vector<InnerMount> shadows;
+    // Where the shadows of the user's /tmp sockets go among them, when the scan finds them too
+    // (Builder::user_sockets_at).
+    std::optional<size_t> user_sockets_at;
   };
 
   explicit DeferredProtect(State s) : s_(std::move(s)) {}

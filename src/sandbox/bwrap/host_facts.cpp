@@ -122,8 +122,8 @@ std::vector<std::string> find_opt_tool_dirs(const std::string& path) {
 
 }  // namespace
 
-PendingScan::PendingScan(std::function<WorkspaceScan()> scan)
-    : thread_([this, scan = std::move(scan)] {
+PendingScan::PendingScan(std::function<WorkspaceScan()> scan, std::function<UserSockets()> sockets)
+    : sockets_fn_(std::move(sockets)), thread_([this, scan = std::move(scan)] {
         try {
           scan_ = scan();
         } catch (...) {
@@ -144,6 +144,15 @@ const WorkspaceScan& PendingScan::result() {
   join();
   if (error_) std::rethrow_exception(error_);
   return scan_;
+}
+
+const UserSockets* PendingScan::sockets() {
+  if (sockets_fn_) {
+    auto fn = std::move(sockets_fn_);
+    sockets_fn_ = nullptr;
+    sockets_ = fn();
+  }
+  return sockets_ ? &*sockets_ : nullptr;
 }
 
 namespace {
@@ -178,10 +187,17 @@ HostFacts HostFacts::probe(const HostEnv& host, const SandboxRequest& req, bool 
     sigset_t all, old;
     sigfillset(&all);
     ::pthread_sigmask(SIG_SETMASK, &all, &old);
-    f.ws_pending = std::make_shared<PendingScan>([root = f.cwd, home = f.home, xdg = f.env_or("XDG_CONFIG_HOME"),
-                                                  threads = walk_threads(f)] {
-      return scan_workspace(root, home, xdg, threads);
-    });
+    // The user's own sockets in /tmp are left to the same late path: they only become the
+    // helper's shadows (plan_ipc.cpp). Found by the thread that waits for the scan, while the scan
+    // runs (wait_for_scan): after bwrap's spawn, before the helper's fork (probe_ipc.cpp).
+    f.ws_pending = std::make_shared<PendingScan>(
+        [root = f.cwd, home = f.home, xdg = f.env_or("XDG_CONFIG_HOME"), threads = walk_threads(f)] {
+          return scan_workspace(root, home, xdg, threads);
+        },
+        [uid = f.uid, cwd = f.cwd, home = f.home, home_real = f.home_real] {
+          return scan_user_sockets(uid, cwd, home, home_real);
+        });
+    f.tmp_user_sockets_pending = true;
     ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
   }
 

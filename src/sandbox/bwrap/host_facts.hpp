@@ -7,6 +7,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -112,16 +113,29 @@ struct IpcFacts {
   std::string gpg_problem;        // why gpgconf gave nothing
 };
 
+// The user's own sockets anywhere in /tmp down to 3 levels (probe_ipc.cpp scan_user_sockets):
+// what HostFacts keeps in tmp_user_sockets, tmp_user_socket_dirs and tmp_ids, and the warning
+// when the scan stopped at its bound.
+struct UserSockets {
+  std::vector<std::string> sockets, dirs;
+  std::map<std::string, Identity> ids;
+  std::vector<std::string> warnings;
+};
+
 // The workspace scan on a thread of its own (HostFacts::probe with defer_scan). result() joins
 // the thread (once: a process with a second thread alive pays for every page-table change with
-// the other CPU's TLB flush) and gives the scan, or rethrows what it threw.
+// the other CPU's TLB flush) and gives the scan, or rethrows what it threw. The scan for the
+// user's own sockets in /tmp, whose findings too only become the protect helper's mounts, is
+// left to the same moment: sockets() runs it (once) on the caller's thread, while the workspace
+// scan's thread may still run; null when there is none to run.
 class PendingScan {
 public:
-  explicit PendingScan(std::function<WorkspaceScan()> scan);
+  explicit PendingScan(std::function<WorkspaceScan()> scan, std::function<UserSockets()> sockets = {});
   ~PendingScan();
   PendingScan(const PendingScan&) = delete;
   PendingScan& operator=(const PendingScan&) = delete;
   const WorkspaceScan& result();
+  const UserSockets* sockets();
   // The scan has ended (result() would not wait).
   bool done() const { return done_.load(std::memory_order_acquire); }
 
@@ -129,6 +143,8 @@ private:
   void join();
   std::once_flag joined_;
   WorkspaceScan scan_;
+  std::function<UserSockets()> sockets_fn_;
+  std::optional<UserSockets> sockets_;
   std::exception_ptr error_;
   std::atomic<bool> done_{false};
   std::thread thread_;
@@ -177,6 +193,9 @@ struct HostFacts {
   // Those of the user's dirs among them that hold sockets and nothing else (one tmpfs each
   // instead of a mount per socket; plan_ipc.cpp). Sorted.
   std::vector<std::string> tmp_user_socket_dirs;
+  // The three above are still being found by ws_pending's thread (with the workspace scan): plan()
+  // leaves their shadows to LaunchPlan::deferred, and wait_for_scan() fills them in.
+  bool tmp_user_sockets_pending = false;
   IpcFacts ipc;
   std::string resolv_content;                // /etc/resolv.conf content when it is a symlink
   std::vector<std::string> opt_tool_dirs;    // /opt/<vendor>/<dir> holding a tool on PATH

@@ -3,6 +3,7 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -36,6 +37,9 @@ struct Builder {
   std::set<std::pair<std::string, std::string>> held_binds = {};
   // The /tmp IPC shadows the protect helper mounts (plan_ipc.cpp), before the protections.
   std::vector<InnerMount> shadows = {};
+  // The user's sockets in /tmp still being scanned (HostFacts::tmp_user_sockets_pending): where
+  // in `shadows` theirs go, for LaunchPlan::deferred to put them there (protect.cpp).
+  std::optional<size_t> user_sockets_at = {};
 
   void add(std::initializer_list<std::string> args) { p.argv.insert(p.argv.end(), args); }
   void ro(const std::string& src, const std::string& dst) { add({"--ro-bind", src, dst}); }
@@ -68,6 +72,9 @@ struct Builder {
 // the late ones (after every mount: TMUX_TMPDIR elsewhere, ~/.config/blaude read-only), --git's
 // gpg binds, and the confinement applied before bwrap.
 void add_tmp_ipc(Builder& b);
+// The shadows of the user's own sockets in /tmp (part of add_tmp_ipc; with the sockets still
+// being scanned it only notes where they go: Builder::user_sockets_at).
+void add_user_sockets(Builder& b);
 void add_ipc_late(Builder& b);
 void add_gpg(Builder& b);
 void add_confinement(Builder& b);

@@ -55,10 +55,18 @@ void shadow_tmux_dir(Builder& b) {
   shadow_dir(b, d, id);
 }
 
+}  // namespace
+
 // The user's own sockets elsewhere in /tmp (probe_ipc.cpp: servers that trust their own user),
 // /dev/null over each as over a seed-named bare socket, except what an option hands in on
 // purpose: --ssh's agent, --keyring's bus, --git's gpg agent, and sockets in a -m dir.
 void add_user_sockets(Builder& b) {
+  // Still being scanned beside the workspace (HostFacts::probe): DeferredProtect::finish() calls
+  // this again with them, and puts their shadows here among the others.
+  if (b.f.tmp_user_sockets_pending) {
+    b.user_sockets_at = b.shadows.size();
+    return;
+  }
   std::vector<std::string> wanted;
   if (b.req.ssh) {
     if (std::string s = b.f.env_or("SSH_AUTH_SOCK"); !s.empty() && s[0] == '/') wanted.push_back(normalize(s));
@@ -107,8 +115,6 @@ void add_user_sockets(Builder& b) {
     b.p.warnings.push_back(std::to_string(unshadowed.size()) + " socket(s) of yours in /tmp (first " + unshadowed.front() +
                            ") stay reachable from the sandbox: blaude cannot mount inside it here; --clear-tmp closes them");
 }
-
-}  // namespace
 
 void add_tmp_ipc(Builder& b) {
   if (b.req.clear_tmp || b.req.allow_protected_writes) return;

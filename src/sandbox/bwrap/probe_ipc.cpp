@@ -64,7 +64,8 @@ std::vector<TmpEntry> list_tmp(int fd, size_t buf_size = 1 << 20) {
 constexpr int kUserSocketDepth = 3;
 constexpr int kUserSocketDirs = 256;
 
-void scan_user_sockets(HostFacts& f, int tmp_fd, const std::vector<TmpEntry>& top) {
+void scan_user_sockets_in(UserSockets& out, uid_t uid, const std::string& cwd, const std::string& home,
+                          const std::string& home_real, int tmp_fd, const std::vector<TmpEntry>& top) {
   struct Dir {
     UniqueFd fd;
     std::string path;
@@ -78,12 +79,12 @@ void scan_user_sockets(HostFacts& f, int tmp_fd, const std::vector<TmpEntry>& to
       if (e.type != DT_SOCK && e.type != DT_DIR && e.type != DT_UNKNOWN) continue;
       const std::string path = dir + "/" + e.name;
       struct stat st;
-      if (::fstatat(dfd, e.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != f.uid) continue;
+      if (::fstatat(dfd, e.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != uid) continue;
       if (S_ISSOCK(st.st_mode)) {
-        f.tmp_user_sockets.push_back(path);
-        f.tmp_ids[path] = Identity{(unsigned long long)st.st_dev, (unsigned long long)st.st_ino, unsigned(S_IFSOCK)};
-      } else if (S_ISDIR(st.st_mode) && depth < kUserSocketDepth && path != f.cwd && path != f.home_real &&
-                 path != f.home) {
+        out.sockets.push_back(path);
+        out.ids[path] = Identity{(unsigned long long)st.st_dev, (unsigned long long)st.st_ino, unsigned(S_IFSOCK)};
+      } else if (S_ISDIR(st.st_mode) && depth < kUserSocketDepth && path != cwd && path != home_real &&
+                 path != home) {
         UniqueFd sub(::openat(dfd, e.name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         if (sub) todo.push_back({std::move(sub), path, depth + 1});
       }
@@ -94,7 +95,7 @@ void scan_user_sockets(HostFacts& f, int tmp_fd, const std::vector<TmpEntry>& to
     Dir d = std::move(todo.back());
     todo.pop_back();
     if (++listed > kUserSocketDirs) {
-      f.probe_warnings.push_back("the scan for your own sockets in /tmp stopped after " + std::to_string(kUserSocketDirs) +
+      out.warnings.push_back("the scan for your own sockets in /tmp stopped after " + std::to_string(kUserSocketDirs) +
                                  " dirs: sockets below " + d.path + " and the rest may be reachable (--clear-tmp closes them)");
       break;
     }
@@ -107,9 +108,9 @@ void scan_user_sockets(HostFacts& f, int tmp_fd, const std::vector<TmpEntry>& to
     const bool only_sockets = !entries.empty() && std::all_of(entries.begin(), entries.end(), [](const TmpEntry& e) {
       return e.type == DT_SOCK;
     });
-    if (only_sockets && ::fstat(d.fd.get(), &ds) == 0 && ds.st_uid == f.uid) {
-      f.tmp_user_socket_dirs.push_back(d.path);
-      f.tmp_ids[d.path] = Identity{(unsigned long long)ds.st_dev, (unsigned long long)ds.st_ino, unsigned(S_IFDIR)};
+    if (only_sockets && ::fstat(d.fd.get(), &ds) == 0 && ds.st_uid == uid) {
+      out.dirs.push_back(d.path);
+      out.ids[d.path] = Identity{(unsigned long long)ds.st_dev, (unsigned long long)ds.st_ino, unsigned(S_IFDIR)};
     }
     visit(d.fd.get(), d.path, entries, d.depth);
   }
@@ -149,9 +150,13 @@ void scan_tmp(HostFacts& f) {
     (S_ISDIR(st.st_mode) ? f.tmp_socket_dirs : f.tmp_socket_files).push_back(path);
     f.tmp_ids[path] = Identity{(unsigned long long)st.st_dev, (unsigned long long)st.st_ino, unsigned(st.st_mode & S_IFMT)};
   }
-  scan_user_sockets(f, tmp.get(), all);
-  for (auto* v : {&f.tmp_socket_dirs, &f.tmp_socket_files, &f.tmp_socket_links, &f.tmp_changed, &f.tmp_user_sockets,
-                  &f.tmp_user_socket_dirs})
+  // With the workspace scan on its thread (HostFacts::probe), later: wait_for_scan() adds them.
+  if (!f.tmp_user_sockets_pending) {
+    UserSockets us;
+    scan_user_sockets_in(us, f.uid, f.cwd, f.home, f.home_real, tmp.get(), all);
+    merge_user_sockets(f, std::move(us));
+  }
+  for (auto* v : {&f.tmp_socket_dirs, &f.tmp_socket_files, &f.tmp_socket_links, &f.tmp_changed})
     std::sort(v->begin(), v->end());
 }
 
@@ -268,6 +273,24 @@ void probe_ipc(HostFacts& f, const SandboxRequest& req) {
   f.paths.emplace(f.home + "/.config", probe_path(f.home + "/.config"));
   scan_tmp(f);
   if (req.git) probe_gpg(f);
+}
+
+UserSockets scan_user_sockets(uid_t uid, const std::string& cwd, const std::string& home, const std::string& home_real) {
+  UserSockets us;
+  UniqueFd tmp(::open("/tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!tmp) return us;
+  scan_user_sockets_in(us, uid, cwd, home, home_real, tmp.get(), list_tmp(tmp.get()));
+  return us;
+}
+
+void merge_user_sockets(HostFacts& f, UserSockets us) {
+  f.tmp_user_sockets = std::move(us.sockets);
+  f.tmp_user_socket_dirs = std::move(us.dirs);
+  std::sort(f.tmp_user_sockets.begin(), f.tmp_user_sockets.end());
+  std::sort(f.tmp_user_socket_dirs.begin(), f.tmp_user_socket_dirs.end());
+  for (auto& [path, id] : us.ids) f.tmp_ids.emplace(path, id);
+  f.probe_warnings.insert(f.probe_warnings.end(), us.warnings.begin(), us.warnings.end());
+  f.tmp_user_sockets_pending = false;
 }
 
 }  // namespace blaude::sandbox::bwrap

@@ -37,4 +37,12 @@ void identify_ipc_guards(HostFacts& f);
 // The seed's list of /tmp IPC names (dirs, sockets or files alike).
 bool is_tmp_ipc_name(const std::string& name);
 
+// The user's own sockets in /tmp down to 3 levels, and their dirs that hold sockets only
+// (probe_ipc.cpp has the rules). Reads only and touches no HostFacts: with the workspace scan
+// on its thread, the late path runs it while that scan runs (PendingScan::sockets).
+UserSockets scan_user_sockets(uid_t uid, const std::string& cwd, const std::string& home, const std::string& home_real);
+// Puts them in f (tmp_user_sockets, tmp_user_socket_dirs sorted; tmp_ids; the warning in
+// probe_warnings) and clears f.tmp_user_sockets_pending.
+void merge_user_sockets(HostFacts& f, UserSockets us);
+
 }  // namespace blaude::sandbox::bwrap

@@ -11,6 +11,7 @@
 #include "sandbox/bwrap/deferred.hpp"
 #include "common/paths.hpp"
 #include "sandbox/bwrap/mount_order.hpp"
+#include "sandbox/bwrap/probe_ipc.hpp"
 #include "sandbox/bwrap/protect_gate.hpp"
 #include "sandbox/bwrap/protect_layout.hpp"
 
@@ -136,6 +137,7 @@ void defer_protections(Builder& b) {
   s.always_guards = b.always_guards;
   s.claude_guards = b.claude_guards;
   s.shadows = b.shadows;
+  s.user_sockets_at = b.user_sockets_at;
   for (auto& a : gate_args(kInfoToken, kGateToken)) b.p.argv.push_back(a);
   b.p.deferred = std::make_shared<DeferredProtect>(std::move(s));
 }
@@ -221,6 +223,8 @@ namespace blaude::sandbox::bwrap {
 
 void wait_for_scan(HostFacts& f) {
   if (!f.ws_pending) return;
+  // The user's /tmp sockets first, on this thread, while the workspace scan's thread still runs.
+  if (const UserSockets* us = f.ws_pending->sockets()) merge_user_sockets(f, *us);
   WorkspaceScan ws = f.ws_pending->result();
   // The identities the rest of the probe recorded (blaude's own dirs, Claude's programs, the
   // workspace's parents) are what plan() used: kept over the scan's later lstat of the same path.
@@ -237,6 +241,8 @@ const DeferredProtect::Result& DeferredProtect::finish() {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   HostFacts& f = *s_.facts;
+  // plan() passed on the probe's warnings before the scan's: what the scan adds is new.
+  const size_t probe_warnings = f.probe_warnings.size();
   try {
     wait_for_scan(f);
     const auto t1 = clock::now();
@@ -248,6 +254,15 @@ const DeferredProtect::Result& DeferredProtect::finish() {
     b.always_guards = s_.always_guards;
     b.claude_guards = s_.claude_guards;
     b.shadows = s_.shadows;
+    b.p.warnings.assign(f.probe_warnings.begin() + long(std::min(probe_warnings, f.probe_warnings.size())),
+                        f.probe_warnings.end());
+    // The user's /tmp sockets, found with the scan: their shadows where plan() would have put them.
+    if (s_.user_sockets_at && *s_.user_sockets_at <= b.shadows.size()) {
+      std::vector<InnerMount> after(b.shadows.begin() + long(*s_.user_sockets_at), b.shadows.end());
+      b.shadows.resize(*s_.user_sockets_at);
+      add_user_sockets(b);
+      b.shadows.insert(b.shadows.end(), after.begin(), after.end());
+    }
     if (!s_.req.allow_protected_writes && !s_.req.tmp) {
       warn_links(b);
       collect(b);

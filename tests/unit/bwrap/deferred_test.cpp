@@ -2,6 +2,8 @@
 // it: the same bwrap argv (plus the gate, which a deferred plan always has) and, once finished,
 // the same helper mounts, warnings and notes. Over synthetic hosts with nested repositories,
 // protected names, symlinks, a workspace under /tmp (the mirror alias) and a failing layout.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -50,8 +52,25 @@ HostFacts scanned_host(const std::string& cwd) {
   return f;
 }
 
+// The user's own sockets in /tmp as the probe finds them (probe_ipc.cpp): a dir of sockets only,
+// sockets in dirs that hold more, a warning that the scan stopped at its bound; and tmux's
+// socket dir outside /tmp (TMUX_TMPDIR=~/.claude), whose shadow plan() adds after theirs.
+HostFacts with_user_sockets(HostFacts f) {
+  f.tmp_user_socket_dirs = {"/tmp/emacs1000"};
+  f.tmp_user_sockets = {"/tmp/emacs1000/server", "/tmp/nv/x/nvim.1.0", "/tmp/solo/s.sock"};
+  f.tmp_ids["/tmp/emacs1000"] = Identity{7, 100, S_IFDIR};
+  f.tmp_ids["/tmp/emacs1000/server"] = Identity{7, 101, S_IFSOCK};
+  f.tmp_ids["/tmp/nv/x/nvim.1.0"] = Identity{7, 102, S_IFSOCK};
+  f.tmp_ids["/tmp/solo/s.sock"] = Identity{7, 103, S_IFSOCK};
+  f.probe_warnings.push_back("the scan for your own sockets in /tmp stopped after 256 dirs: ...");
+  put(f, "/home/u/.claude", Kind::Dir);
+  f.ipc.tmux_dir = "/home/u/.claude/tmux-1000";
+  return f;
+}
+
 // The same host as the probe leaves it with the scan on its thread: only the workspace's own
-// identities (and its parents') known at plan time, the rest arriving with the scan.
+// identities (and its parents') known at plan time, the rest arriving with the scan; the user's
+// /tmp sockets (when it has any) too.
 HostFacts pending_host(const HostFacts& done) {
   HostFacts f = done;
   f.ws = WorkspaceScan{};
@@ -59,7 +78,21 @@ HostFacts pending_host(const HostFacts& done) {
     if (path == done.cwd || (done.cwd.rfind(path, 0) == 0 && (path == "/" || done.cwd[path.size()] == '/')))
       f.ws.ids.emplace(path, id);
   WorkspaceScan scan = done.ws;
-  f.ws_pending = std::make_shared<PendingScan>([scan] { return scan; });
+  if (done.tmp_user_sockets.empty()) {
+    f.ws_pending = std::make_shared<PendingScan>([scan] { return scan; });
+    return f;
+  }
+  UserSockets us;
+  us.sockets = {done.tmp_user_sockets.rbegin(), done.tmp_user_sockets.rend()};  // the thread's order
+  us.dirs = done.tmp_user_socket_dirs;
+  for (const auto& p : us.sockets) us.ids[p] = done.tmp_ids.at(p), f.tmp_ids.erase(p);
+  for (const auto& p : us.dirs) us.ids[p] = done.tmp_ids.at(p), f.tmp_ids.erase(p);
+  us.warnings = {done.probe_warnings.back()};
+  f.probe_warnings.pop_back();
+  f.tmp_user_sockets.clear();
+  f.tmp_user_socket_dirs.clear();
+  f.tmp_user_sockets_pending = true;
+  f.ws_pending = std::make_shared<PendingScan>([scan] { return scan; }, [us] { return us; });
   return f;
 }
 
@@ -110,6 +143,10 @@ void check_same(const HostFacts& done, const SandboxRequest& req) {
 TEST_CASE("deferred scan: the finished plan is the whole plan", "[sandbox][deferred]") {
   SECTION("workspace in the home dir") { check_same(scanned_host("/home/u/proj"), SandboxRequest{}); }
   SECTION("workspace under /tmp: the mirror alias") { check_same(scanned_host("/tmp/proj"), SandboxRequest{}); }
+  SECTION("the user's own /tmp sockets, found with the scan") {
+    check_same(with_user_sockets(scanned_host("/home/u/proj")), SandboxRequest{});
+    check_same(with_user_sockets(scanned_host("/tmp/proj")), SandboxRequest{});
+  }
   SECTION("a deep nested repo is among the helper's mounts") {
     HostFacts done = scanned_host("/home/u/proj");
     HostFacts pf = pending_host(done);
@@ -121,6 +158,32 @@ TEST_CASE("deferred scan: the finished plan is the whole plan", "[sandbox][defer
     // Control: the argv made while the scan ran names none of the scan's paths.
     for (const auto& a : part.argv) CHECK(a.find("deep") == std::string::npos);
   }
+}
+
+TEST_CASE("deferred scan: the user's /tmp sockets are shadowed by the finished plan", "[sandbox][deferred]") {
+  HostFacts done = with_user_sockets(scanned_host("/home/u/proj"));
+  LaunchPlan whole = plan(SandboxRequest{}, done, inputs());
+  HostFacts pf = pending_host(done);
+  LaunchPlan part = plan(SandboxRequest{}, pf, inputs());
+  const auto& r = part.deferred->finish();
+  auto has = [](const std::vector<InnerMount>& v, const std::string& p, InnerKind k) {
+    return std::any_of(v.begin(), v.end(), [&](const InnerMount& m) { return m.path == p && m.kind == k; });
+  };
+  for (const std::vector<InnerMount>* mounts : {static_cast<const std::vector<InnerMount>*>(&whole.inner_mounts), &r.mounts}) {
+    CHECK(has(*mounts, "/tmp/emacs1000", InnerKind::ShadowDir));
+    CHECK(has(*mounts, "/tmp/nv/x/nvim.1.0", InnerKind::ShadowFile));
+    CHECK(has(*mounts, "/tmp/solo/s.sock", InnerKind::ShadowFile));
+    CHECK_FALSE(has(*mounts, "/tmp/emacs1000/server", InnerKind::ShadowFile));  // under its dir's tmpfs
+  }
+  CHECK(whole.inner_mounts.back().path == "/home/u/.claude/tmux-1000");  // after theirs: the order is checked
+  // Control: plan() itself, with the sockets still being scanned, shadowed none of them.
+  CHECK_FALSE(has(part.inner_mounts, "/tmp/solo/s.sock", InnerKind::ShadowFile));
+  CHECK(std::find(r.warnings.begin(), r.warnings.end(), done.probe_warnings.back()) != r.warnings.end());
+  // With --clear-tmp nothing in /tmp is shadowed (the sandbox has its own), late or not.
+  SandboxRequest clear;
+  clear.clear_tmp = true;
+  const auto& rc = plan(clear, pending_host(done), inputs()).deferred->finish();
+  CHECK_FALSE(has(rc.mounts, "/tmp/solo/s.sock", InnerKind::ShadowFile));
 }
 
 TEST_CASE("deferred scan: a layout that cannot be made fails the launch", "[sandbox][deferred]") {
