@@ -182,7 +182,8 @@ TEST_CASE("deferred scan: the user's /tmp sockets are shadowed by the finished p
   // With --clear-tmp nothing in /tmp is shadowed (the sandbox has its own), late or not.
   SandboxRequest clear;
   clear.clear_tmp = true;
-  const auto& rc = plan(clear, pending_host(done), inputs()).deferred->finish();
+  LaunchPlan cleared = plan(clear, pending_host(done), inputs());
+  const auto& rc = cleared.deferred->finish();
   CHECK_FALSE(has(rc.mounts, "/tmp/solo/s.sock", InnerKind::ShadowFile));
 }
 
