@@ -123,5 +123,6 @@ if stacks:
     for name, _ in variants:
         print("\n%s: uninterruptible sleeps by kernel stack (count over %d runs)" % (name, runs))
         for k, c in stk[name].most_common(8): print("  %4d  %s" % (c, k))
-w("events/sched/sched_switch/trigger", "!stacktrace if prev_state == 2") if stacks else None
+if stacks:
+    w("events/sched/sched_switch/trigger", "!stacktrace if prev_state == 2")
 w("tracing_on", "0")

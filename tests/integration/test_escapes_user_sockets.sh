@@ -85,8 +85,8 @@ for bw in /usr/bin "$NEW"; do
   SB_ENV=()
   check "$label control: --ssh still reaches its agent socket" grep -qx "$A/agent.sock HOST" <<<"$out"
 done
-# The late path: the scan for the user's sockets runs beside the workspace scan, on its thread,
-# and its shadows are added to the helper's mounts after bwrap's spawn (sandbox/bwrap/deferred.hpp;
+# The late path: the scan for the user's sockets runs after bwrap's spawn, while the workspace
+# scan's thread runs, and its shadows join the helper's mounts before its fork (sandbox/bwrap/deferred.hpp;
 # BLAUDE_SCAN=defer forces it where a small workspace's scan would be done before the plan).
 # Same attacks, same control; and the log shows the late path ran.
 LOGF="$H/.local/state/blaude/blaude.log"

@@ -1,5 +1,5 @@
 // The part of a bwrap plan that waits for the workspace scan (HostFacts::probe with defer_scan),
-// and for the scan of the user's own sockets in /tmp that runs with it.
+// and for the scan of the user's own sockets in /tmp, which is left to the same moment.
 // bwrap's argv does not depend on the scan where the protect helper mounts the protections
 // (protect_gate.hpp): the scan's findings (nested repositories at any depth, the protected
 // names, the links) only become the helper's mounts, its warnings and the audit's start. So the

@@ -193,8 +193,9 @@ struct HostFacts {
   // Those of the user's dirs among them that hold sockets and nothing else (one tmpfs each
   // instead of a mount per socket; plan_ipc.cpp). Sorted.
   std::vector<std::string> tmp_user_socket_dirs;
-  // The three above are still being found by ws_pending's thread (with the workspace scan): plan()
-  // leaves their shadows to LaunchPlan::deferred, and wait_for_scan() fills them in.
+  // The three above are not found yet: with the workspace scan on its thread, wait_for_scan()
+  // finds and fills them in (PendingScan::sockets), and plan() leaves their shadows to
+  // LaunchPlan::deferred. Per copy of the facts: a copy that waited does not fill in another.
   bool tmp_user_sockets_pending = false;
   IpcFacts ipc;
   std::string resolv_content;                // /etc/resolv.conf content when it is a symlink

@@ -83,7 +83,7 @@ HostFacts pending_host(const HostFacts& done) {
     return f;
   }
   UserSockets us;
-  us.sockets = {done.tmp_user_sockets.rbegin(), done.tmp_user_sockets.rend()};  // the thread's order
+  us.sockets = {done.tmp_user_sockets.rbegin(), done.tmp_user_sockets.rend()};  // unsorted, as found
   us.dirs = done.tmp_user_socket_dirs;
   for (const auto& p : us.sockets) us.ids[p] = done.tmp_ids.at(p), f.tmp_ids.erase(p);
   for (const auto& p : us.dirs) us.ids[p] = done.tmp_ids.at(p), f.tmp_ids.erase(p);
