@@ -26,7 +26,8 @@ namespace blaude::app {
 namespace {
 
 constexpr const char* kChangedHint =
-    "Something changed the workspace while blaude was starting (another session?); nothing ran. Run blaude again.";
+    "Something changed the workspace or /tmp while blaude was starting (another session? a rename?); nothing ran. "
+    "Run blaude again.";
 
 constexpr const char* kHeldHint =
     "bwrap refuses a bind whose path was swapped after blaude checked it (\"Race condition binding dirfd\", "

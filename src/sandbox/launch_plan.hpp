@@ -78,6 +78,12 @@ struct InnerMount {
   // which servers make and remove at will: one removed in between needs no shadow, and one put
   // at the name since is a new socket, reachable like any socket made after start.
   bool if_same = false;
+  // ShadowFile / ShadowDir over a seed-named /tmp entry (plan_ipc.cpp): gone by the time the
+  // helper runs (removed, or renamed to a name the probe did not list: a new name, reachable
+  // like a socket made after start) is passed over; another object of the same type at the name
+  // (removed and made again) is shadowed instead, since hiding what is at the name is the point;
+  // another type, or a symlink, still refuses the launch.
+  bool if_gone = false;
 };
 
 // A bind in argv (`--bind SRC DST` / `--ro-bind SRC DST` at `index`) that the launcher turns

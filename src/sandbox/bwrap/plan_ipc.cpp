@@ -119,8 +119,9 @@ void add_user_sockets(Builder& b) {
 void add_tmp_ipc(Builder& b) {
   if (b.req.clear_tmp || b.req.allow_protected_writes) return;
   if (!b.f.tmp_changed.empty())
-    throw PlanError(b.f.tmp_changed.front() + " changed while blaude was starting (a rename in /tmp)",
-                    "Run blaude again. If it keeps happening, something keeps renaming it: find out what.");
+    throw PlanError(b.f.tmp_changed.front() + " changed while blaude was starting, in each of its listings of /tmp "
+                        "(renamed, or removed and made again)",
+                    "Run blaude again. If it keeps happening, something keeps replacing it: find out what.");
   for (const auto& l : b.f.tmp_socket_links)
     b.p.warnings.push_back(l + " is a symlink: not shadowed (a mount on it would land on what it names); "
                            "a host socket renamed to it later is reachable from the sandbox");
@@ -131,12 +132,16 @@ void add_tmp_ipc(Builder& b) {
   // refuses; as bwrap options (the fallback), dirs get --tmpfs (which follows a symlink swapped
   // in since the probe: not closed there) and files the held /dev/null bind below.
   for (const auto& d : b.f.tmp_socket_dirs)
-    if (!(b.req.ssh && d == b.f.ssh_agent_dir)) shadow_dir(b, d, tmp_id(b, d, S_IFDIR));
+    if (!(b.req.ssh && d == b.f.ssh_agent_dir)) {
+      shadow_dir(b, d, tmp_id(b, d, S_IFDIR));
+      if (b.f.inner_mounts) b.shadows.back().if_gone = true;  // launch_plan.hpp: a name removed since is passed over
+    }
   // A bare socket (dbus-launch's /tmp/dbus-XXXX) or file: /dev/null over it refuses connect(),
   // and a mount point cannot be unlinked or renamed from inside.
   for (const auto& f : b.f.tmp_socket_files) {
     if (b.f.inner_mounts) {
       b.shadows.push_back({f, InnerKind::ShadowFile, tmp_id(b, f, S_IFSOCK), f, "a host socket in /tmp", ""});
+      b.shadows.back().if_gone = true;
       continue;
     }
     // Held (plan_held.cpp): bwrap checks that the shadow landed on the name itself, not on what a

@@ -116,19 +116,13 @@ void scan_user_sockets_in(UserSockets& out, uid_t uid, const std::string& cwd, c
   }
 }
 
-void scan_tmp(HostFacts& f) {
-  UniqueFd tmp(::open("/tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  struct stat ts;
-  if (!tmp || ::fstat(tmp.get(), &ts) != 0) return;
-  const std::vector<TmpEntry> all = list_tmp(tmp.get());
+// The seed-named entries of one listing of /tmp (scan_tmp).
+void scan_tmp_names(HostFacts& f, int tmp_fd, const struct stat& ts, const std::vector<TmpEntry>& all) {
   for (const auto& e : all) {
     if (!is_tmp_ipc_name(e.name)) continue;
     const std::string path = "/tmp/" + e.name;
     struct stat st;
-    if (::fstatat(tmp.get(), e.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      f.tmp_changed.push_back(path);  // listed, then gone: moved in flight
-      continue;
-    }
+    if (::fstatat(tmp_fd, e.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone since the listing
     // Another object than the one listed: renamed in flight (a mount point on the name shows
     // another device, and is no flip).
     if (st.st_dev == ts.st_dev && (unsigned long long)st.st_ino != e.ino) {
@@ -145,10 +139,41 @@ void scan_tmp(HostFacts& f) {
     // (which can hold sockets). The type is the listed inode's (checked above), and an inode's
     // type never changes: a socket put at this name later is a new object at the name, like a
     // socket created after start under a new name (reachable either way: a host rename over a
-    // shadowed name detaches the sandbox's shadow). scale-design.md has the argument in full.
+    // shadowed name detaches the sandbox's shadow). launch_plan.hpp's if_gone is the helper's side.
     if (S_ISREG(st.st_mode)) continue;
     (S_ISDIR(st.st_mode) ? f.tmp_socket_dirs : f.tmp_socket_files).push_back(path);
     f.tmp_ids[path] = Identity{(unsigned long long)st.st_dev, (unsigned long long)st.st_ino, unsigned(st.st_mode & S_IFMT)};
+  }
+}
+
+void scan_tmp(HostFacts& f) {
+  UniqueFd tmp(::open("/tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  struct stat ts;
+  if (!tmp || ::fstat(tmp.get(), &ts) != 0) return;
+  // One listing is one state of /tmp (list_tmp); each seed name's object is then checked against
+  // it. A name that shows another object than the one listed (renamed, or removed and made again,
+  // in flight: a swap there could hide a socket between two names) makes the listing stale: /tmp
+  // is listed again, up to kTmpListings times, and only a name that keeps changing refuses the
+  // launch. A name gone since the listing (removed, or renamed to a name this listing does not
+  // have, which is a new name, reachable like a socket made after start) is passed over: a test
+  // suite or a session bus removing its /tmp socket is no reason to refuse (it did, in 2 of 3
+  // starts beside a process making and removing /tmp/dbus-* sockets).
+  constexpr int kTmpListings = 4;
+  std::vector<TmpEntry> all;
+  for (int listing = 1;; ++listing) {
+    // From the start of the dir again (the descriptor's offset is where the last listing ended).
+    if (listing > 1 && ::lseek(tmp.get(), 0, SEEK_SET) != 0) {
+      f.tmp_changed.push_back("/tmp");
+      break;
+    }
+    all = list_tmp(tmp.get());
+    f.tmp_socket_dirs.clear();
+    f.tmp_socket_files.clear();
+    f.tmp_socket_links.clear();
+    f.tmp_changed.clear();
+    f.tmp_ids.clear();
+    scan_tmp_names(f, tmp.get(), ts, all);
+    if (f.tmp_changed.empty() || listing == kTmpListings) break;
   }
   // With the workspace scan on its thread (HostFacts::probe), later: wait_for_scan() adds them.
   if (!f.tmp_user_sockets_pending) {

@@ -298,9 +298,10 @@ struct Helper {
       if (fd >= 0) ::close(fd);
       return;
     }
+    if (m.if_gone && fd < 0 && errno == ENOENT) return;
     if (fd < 0) fail(errno == ELOOP || errno == EXDEV || errno == ENOENT ? "changed while the sandbox was starting:" : "cannot open", path,
                      errno == ELOOP || errno == EXDEV || errno == ENOENT ? 0 : errno);
-    expect(fd, m.id, path);
+    expect(fd, m.if_gone ? Identity{0, 0, m.id.type} : m.id, path);
     if (m.kind == InnerKind::Mirror) {
       // The source is the workspace's own bind, with the protections mounted in it above.
       int src = resolve(m.from.c_str(), rel);
@@ -309,9 +310,9 @@ struct Helper {
       clone_onto(fd, false, path, src);
       ::close(src);
     } else if (m.kind == InnerKind::ShadowFile) {
-      null_onto(fd, path, m.if_same);
+      null_onto(fd, path, m.if_same || m.if_gone);
     } else if (m.kind == InnerKind::ShadowDir) {
-      tmpfs_onto(fd, path, m.if_same);
+      tmpfs_onto(fd, path, m.if_same || m.if_gone);
     } else {
       clone_onto(fd, m.kind == InnerKind::ReadOnly, path);
     }

@@ -134,6 +134,12 @@ TEST_CASE("/tmp shadows: the helper mounts them on the probed objects", "[sandbo
   CHECK(d->id == Identity{7, 11, S_IFDIR});
   CHECK(s->kind == InnerKind::ShadowFile);
   CHECK(s->id == Identity{7, 12, S_IFSOCK});
+  // A seed name removed (or removed and made again) before the helper runs is passed over (or
+  // the new object shadowed), not a refusal; a user's socket is only shadowed if still the same.
+  CHECK(d->if_gone);
+  CHECK(s->if_gone);
+  CHECK_FALSE(d->if_same);
+  CHECK_FALSE(s->if_same);
   CHECK(check_inner_mounts(p.inner_mounts).empty());
   bool warned = false;
   for (const auto& w : p.warnings) warned |= w.find("/tmp/dbus-link is a symlink") != std::string::npos;
