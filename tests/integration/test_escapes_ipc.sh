@@ -7,6 +7,9 @@
 #   a name the seed does not list stays reachable, so the sandbox does see /tmp's sockets);
 # - the user's tmux socket dir cannot be squatted (control: --allow-protected-writes);
 # - a key in the user's session keyring is unreadable (control: the same bwrap without blaude).
+# In a private /tmp (private_tmp.sh): its /tmp/dbus-* socket and FIFO, made and removed here,
+# never reach the machine's /tmp, where other tests' sessions list the seed's names.
+. "$(dirname "$0")/private_tmp.sh"
 . "$(dirname "$0")/lib.sh"
 
 need_sandbox

@@ -14,31 +14,12 @@
 #   a held descriptor and bwrap checks where it landed. Each launch either starts with the socket
 #   shadowed (a mount follows its dentry through later swaps) or refuses, saying why.
 # Fixed launch count, with bwrap 0.8 and the overlay bwrap, in both forms of the protections.
-# The whole test runs in a PRIVATE /tmp (a tmpfs in a mount namespace of its own, made as root
-# before anything else): its flipping never touches the machine's /tmp, where every other
-# blaude's probe would see it and refuse. So it is in `make test`.
+# The whole test runs in a PRIVATE /tmp (private_tmp.sh): its flipping never touches the
+# machine's /tmp, where every other blaude's probe would see it and refuse. So it is in `make test`.
 # The control: the same flipping against a plain bwrap path shadow (what blaude did before) does
 # reach the socket (tried until it does, at most 20 times the launch count); bwrap 0.10+ refuses
 # a mount onto a symlink itself, which is checked instead.
-# What the test itself needs from the machine's /tmp (a checkout or build dir there, as a CI
-# clone may be: the script, lib.sh, the binary) is bound back at the same paths, from a
-# descriptor of the machine's /tmp opened before the tmpfs covers it.
-if [ -z "${BLAUDE_PRIVATE_TMP:-}" ]; then
-  exec env BLAUDE_PRIVATE_TMP=1 unshare --mount --propagation private bash -c '
-    set -e
-    exec 3</tmp
-    mount -t tmpfs -o mode=1777 blaude-private-tmp /tmp
-    for p in "$@"; do
-      case "$p" in /tmp/?*) ;; *) continue ;; esac
-      top=${p#/tmp/}; top=${top%%/*}
-      [ -e "/proc/self/fd/3/$top" ] && ! mountpoint -q "/tmp/$top" || continue
-      if [ -d "/proc/self/fd/3/$top" ]; then mkdir "/tmp/$top"; else : >"/tmp/$top"; fi
-      mount --no-canonicalize --bind "/proc/self/fd/3/$top" "/tmp/$top"  # not the path /tmp/… again
-    done
-    exec 3<&-
-    exec bash "$0"' "$(readlink -f "$0")" "$(readlink -f "$0")" "${BLAUDE:-}" "${BLAUDE_SRC:-}" "${BLAUDE_BUILD:-}"
-fi
-[ "$(findmnt -n -o SOURCE /tmp)" = blaude-private-tmp ] || { echo "FAIL: no private /tmp"; exit 1; }
+. "$(dirname "$0")/private_tmp.sh"
 . "$(dirname "$0")/lib.sh"
 
 need_sandbox

@@ -3,6 +3,9 @@
 # when it is a dedicated one, so an agent restarted onto the same socket path mid-session stays
 # reachable inside; a dir that also holds other things is never bound (only the socket, which a
 # restart loses: the control that shows the test would notice).
+# In a private /tmp (private_tmp.sh): the agents' /tmp/ssh-* dirs, made and removed here, never
+# reach the machine's /tmp, where other tests' sessions shadow the seed's names.
+. "$(dirname "$0")/private_tmp.sh"
 . "$(dirname "$0")/lib.sh"
 
 need_sandbox
