@@ -134,7 +134,11 @@ void add_tmp_ipc(Builder& b) {
   for (const auto& d : b.f.tmp_socket_dirs)
     if (!(b.req.ssh && d == b.f.ssh_agent_dir)) {
       shadow_dir(b, d, tmp_id(b, d, S_IFDIR));
-      if (b.f.inner_mounts) b.shadows.back().if_gone = true;  // launch_plan.hpp: a name removed since is passed over
+      // launch_plan.hpp: a name removed since is passed over. Not the user's tmux dir: it must
+      // exist, shadowed, for the whole session, or the sandbox could make it and start a server
+      // there that the user's tmux would attach to (shadow_tmux_dir); gone by the helper's turn,
+      // the launch still refuses.
+      if (b.f.inner_mounts && d != b.f.ipc.tmux_dir) b.shadows.back().if_gone = true;
     }
   // A bare socket (dbus-launch's /tmp/dbus-XXXX) or file: /dev/null over it refuses connect(),
   // and a mount point cannot be unlinked or renamed from inside.

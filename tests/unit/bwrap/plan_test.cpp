@@ -141,6 +141,26 @@ TEST_CASE("/tmp shadows: the helper mounts them on the probed objects", "[sandbo
   CHECK_FALSE(d->if_same);
   CHECK_FALSE(s->if_same);
   CHECK(check_inner_mounts(p.inner_mounts).empty());
+  // The user's tmux dir among the seed's names keeps its refusal: passed over when gone, the
+  // sandbox could make it and squat it.
+  {
+    auto g = f;
+    g.ipc.tmux_dir = "/tmp/tmux-1000";
+    g.tmp_socket_dirs = {"/tmp/.X11-unix", "/tmp/tmux-1000"};
+    g.tmp_ids["/tmp/tmux-1000"] = Identity{7, 13, S_IFDIR};
+    auto q = plan(opts(), g, inputs());
+    const InnerMount* t = nullptr;
+    const InnerMount* x = nullptr;
+    for (const auto& m : q.inner_mounts) {
+      if (m.path == "/tmp/tmux-1000") t = &m;
+      if (m.path == "/tmp/.X11-unix") x = &m;
+    }
+    REQUIRE(t);
+    REQUIRE(x);
+    CHECK_FALSE(t->if_gone);
+    CHECK_FALSE(t->if_same);
+    CHECK(x->if_gone);
+  }
   bool warned = false;
   for (const auto& w : p.warnings) warned |= w.find("/tmp/dbus-link is a symlink") != std::string::npos;
   CHECK(warned);
