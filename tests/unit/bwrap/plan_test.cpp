@@ -122,12 +122,14 @@ TEST_CASE("/tmp shadows: the helper mounts them on the probed objects", "[sandbo
   auto p = plan(opts(), f, inputs());
   CHECK_FALSE(has(p.argv, {"--tmpfs", "/tmp/.X11-unix"}));
   CHECK_FALSE(has(p.argv, {"/tmp/dbus-abc"}));
-  const InnerMount* d = nullptr;
-  const InnerMount* s = nullptr;
-  for (const auto& m : p.inner_mounts) {
-    if (m.path == "/tmp/.X11-unix") d = &m;
-    if (m.path == "/tmp/dbus-abc") s = &m;
-  }
+  // The helper's mount at `path` in a plan, or null.
+  auto inner = [](const LaunchPlan& lp, const std::string& path) -> const InnerMount* {
+    for (const auto& m : lp.inner_mounts)
+      if (m.path == path) return &m;
+    return nullptr;
+  };
+  const InnerMount* d = inner(p, "/tmp/.X11-unix");
+  const InnerMount* s = inner(p, "/tmp/dbus-abc");
   REQUIRE(d);
   REQUIRE(s);
   CHECK(d->kind == InnerKind::ShadowDir);
@@ -149,12 +151,8 @@ TEST_CASE("/tmp shadows: the helper mounts them on the probed objects", "[sandbo
     g.tmp_socket_dirs = {"/tmp/.X11-unix", "/tmp/tmux-1000"};
     g.tmp_ids["/tmp/tmux-1000"] = Identity{7, 13, S_IFDIR};
     auto q = plan(opts(), g, inputs());
-    const InnerMount* t = nullptr;
-    const InnerMount* x = nullptr;
-    for (const auto& m : q.inner_mounts) {
-      if (m.path == "/tmp/tmux-1000") t = &m;
-      if (m.path == "/tmp/.X11-unix") x = &m;
-    }
+    const InnerMount* t = inner(q, "/tmp/tmux-1000");
+    const InnerMount* x = inner(q, "/tmp/.X11-unix");
     REQUIRE(t);
     REQUIRE(x);
     CHECK_FALSE(t->if_gone);
