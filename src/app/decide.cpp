@@ -148,12 +148,13 @@ Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std:
   NetDecision nd = decide_network(host, o, std::move(net_grants), no_default_domains, env, req, net_preps, l.notices);
   if (nd.failure) return *nd.failure;
   l.net = std::move(nd.launch);
-  // A scan done by now (a small workspace) is taken here: the plan is made whole, as without
-  // the thread (deferred.hpp); one still running is left to finish after bwrap's spawn, where
-  // the protect helper mounts the protections (else it is waited for here).
-  // BLAUDE_SCAN=defer: deferred even when done (the tests' way to reach that path on small trees).
-  if (facts.ws_pending && ((facts.ws_pending->done() && facts.env_or("BLAUDE_SCAN") != "defer") || !facts.inner_mounts))
-    bw::wait_for_scan(facts);
+  // Where the protect helper mounts the protections, they are left to finish after bwrap's spawn
+  // (deferred.hpp), even when the workspace scan is done by now (a small workspace): the scan of
+  // the user's own /tmp sockets and the protections' layout then run while bwrap starts, not
+  // before it (2 ms of a small repo's start with Claude Code's dirs in /tmp: docs/PERFORMANCE.md
+  // "Session 12"). Without the helper they are bwrap options: the scan is waited for here.
+  // BLAUDE_SCAN=sync (no thread: HostFacts::probe) makes the plan whole; =defer is the default.
+  if (facts.ws_pending && !facts.inner_mounts) bw::wait_for_scan(facts);
   try {
     l.plan = bw::plan(req, facts, env);
   } catch (const bw::PlanError& e) {

@@ -8,8 +8,9 @@
 # server stands for emacs/nvim. Controls: the same server 4 levels down (beyond the scan) is
 # reached, so the sandbox could reach the others without the shadow; --ssh still reaches its
 # agent socket in /tmp (an opt-in is not shadowed). Stability: sockets made and removed while
-# 10 sessions start (a shadow whose socket is gone is passed over, not a refusal). The same with
-# the scan finished after bwrap's spawn (BLAUDE_SCAN=defer), as a large workspace has it. A dir of the
+# 10 sessions start (a shadow whose socket is gone is passed over, not a refusal). Both paths: the
+# plan made whole before bwrap starts (BLAUDE_SCAN=sync, as --debug has it) and the default, where
+# the socket scan runs after bwrap's spawn and its shadows join the helper's mounts before its fork. A dir of the
 # user's that holds sockets only (emacs's server dir, Claude Code's cc-socks) gets one tmpfs, so
 # a server started there after the session began is unreachable too; control: in a dir that also
 # holds a file (each socket shadowed on its own) such a late server is reached.
@@ -73,24 +74,25 @@ if ! grep -q "are not bwrap's" <<<"$dry"; then
 fi
 for bw in /usr/bin "$NEW"; do
   label="bwrap $("$bw/bwrap" --version | awk '{print $2}')"
+  SB_ENV=(BLAUDE_SCAN=sync)
   out=$(sb "$bw" -- "$E/server" "$V/x/nvim.1.0" "$F/a/b/c/deep.sock" "$A/agent.sock") ||
     log "$label: the session failed: $(head -c 600 "$T_DIR/sb.err")"
   check "$label: an emacs-like server socket is unreachable" grep -qx "$E/server refused" <<<"$out"
   check "$label: an nvim-like socket 3 levels down is unreachable" grep -qx "$V/x/nvim.1.0 refused" <<<"$out"
   check "$label control: the same server 4 levels down is reached" grep -qx "$F/a/b/c/deep.sock HOST" <<<"$out"
   check "$label: an agent socket without --ssh is unreachable" grep -qx "$A/agent.sock refused" <<<"$out"
-  SB_ENV=(SSH_AUTH_SOCK="$A/agent.sock")
+  SB_ENV=(BLAUDE_SCAN=sync SSH_AUTH_SOCK="$A/agent.sock")
   out=$(sb "$bw" --ssh -- "$A/agent.sock") || log "$label --ssh: the session failed: $(head -c 600 "$T_DIR/sb.err")"
   SB_ENV=()
   check "$label control: --ssh still reaches its agent socket" grep -qx "$A/agent.sock HOST" <<<"$out"
 done
-# The late path: the scan for the user's sockets runs after bwrap's spawn, while the workspace
-# scan's thread runs, and its shadows join the helper's mounts before its fork (sandbox/bwrap/deferred.hpp;
-# BLAUDE_SCAN=defer forces it where a small workspace's scan would be done before the plan).
-# Same attacks, same control; and the log shows the late path ran.
+# The default, late path: the scan for the user's sockets runs after bwrap's spawn, and its
+# shadows join the helper's mounts before its fork (sandbox/bwrap/deferred.hpp), even where the
+# workspace scan is done before the plan (this small workspace). Same attacks, same control; and
+# the log shows the late path ran.
 LOGF="$H/.local/state/blaude/blaude.log"
 rm -f "$LOGF"
-SB_ENV=(BLAUDE_SCAN=defer BLAUDE_LOG=info)
+SB_ENV=(BLAUDE_LOG=info)
 out=$(sb /usr/bin -- "$E/server" "$V/x/nvim.1.0" "$F/a/b/c/deep.sock" "$A/agent.sock" || true)
 SB_ENV=()
 check "late scan: it finished after bwrap's start" grep -q "scan finished after bwrap's start" "$LOGF"
@@ -98,7 +100,7 @@ check "late scan: an emacs-like server socket is unreachable" grep -qx "$E/serve
 check "late scan: an nvim-like socket 3 levels down is unreachable" grep -qx "$V/x/nvim.1.0 refused" <<<"$out"
 check "late scan: an agent socket without --ssh is unreachable" grep -qx "$A/agent.sock refused" <<<"$out"
 check "late scan control: the same server 4 levels down is reached" grep -qx "$F/a/b/c/deep.sock HOST" <<<"$out"
-SB_ENV=(BLAUDE_SCAN=defer SSH_AUTH_SOCK="$A/agent.sock")
+SB_ENV=(SSH_AUTH_SOCK="$A/agent.sock")
 out=$(sb /usr/bin --ssh -- "$A/agent.sock" || true)
 SB_ENV=()
 check "late scan control: --ssh still reaches its agent socket" grep -qx "$A/agent.sock HOST" <<<"$out"
