@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The workspace scan runs while bwrap starts (sandbox/bwrap/deferred.hpp): through the real blaude,
-# as uid 65534, with BLAUDE_SCAN=defer (a small tree's scan would otherwise be done before the
-# plan and take the in-line path), the protections the scan finds after bwrap's spawn still hold
+# as uid 65534, with BLAUDE_SCAN=defer (the default wherever the protect helper runs, also for a
+# small tree whose scan is done before the plan; named here so the test keeps its meaning), the protections the scan finds after bwrap's spawn still hold
 # before the command runs: a nested repo's config and hooks at depth 2 and at depth 6 under
 # node_modules, the workspace's own hooks, a protected name (.vscode); the scan's warning (a link
 # leaving the tree) is printed; and the audit's snapshot, taken from the same late scan, still
