@@ -108,9 +108,13 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const
   // its snapshot: both before the helper's fork, so before anything in the sandbox runs. (Taking
   // the snapshot after the fork, with blaude holding the gate, measured no faster: the snapshot's
   // copy-on-write faults after the fork cost what the overlap gained.)
+  // A deferred layout that failed (the gate closed without the proof): its own hint, as plan()
+  // would have given it before the start.
+  std::string deferred_hint;
   if (prepared.gate)
-    so.after_spawn = [&l, &prepared, &before_command] {
+    so.after_spawn = [&l, &prepared, &before_command, &deferred_hint] {
       if (const auto* r = sandbox::bwrap::finish_deferred(l.plan, prepared)) {
+        if (!r->error.empty()) deferred_hint = r->hint;
         report_findings(r->warnings, r->notes);
         std::fflush(stderr);
         if (r->scan && before_command) before_command(*r->scan);
@@ -143,7 +147,7 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const
         !held.empty() && why.find("changed while") == std::string::npos) {
       print(Failure{"the sandbox did not start: " + held + "; nothing ran", kHeldHint});
     } else {
-      print(Failure{"the sandbox did not start: " + why, kChangedHint});
+      print(Failure{"the sandbox did not start: " + why, deferred_hint.empty() ? kChangedHint : deferred_hint});
     }
     return 1;
   }
