@@ -59,10 +59,13 @@ for bw in /usr/bin "$NEW"; do
   done
 done
 # The last resort, bwrap 0.8 only (0.12 has overlays): pins, mounted by the protect helper and
-# by bwrap options where it cannot run.
-for pm in helper bwrap-options; do
+# by bwrap options where it cannot run. The helper's on both of its paths: laid out after bwrap's
+# spawn (the default) and with the plan made whole first (BLAUDE_SCAN=sync, as --debug has it).
+# (The late path once lost these pins: they are planned before the protections, in add_config.)
+for pm in helper helper-sync bwrap-options; do
   fresh
-  SB_ENV=(BLAUDE_OWN_OVERLAY=off BLAUDE_PROTECT_MOUNTS=$pm)
+  SB_ENV=(BLAUDE_OWN_OVERLAY=off BLAUDE_PROTECT_MOUNTS=${pm%-sync})
+  [ "$pm" = helper-sync ] && SB_ENV+=(BLAUDE_SCAN=sync)
   out=$(sb_nobody /usr/bin -- "$attack" || true)
   label="bwrap 0.8, no overlay at all ($pm)"
   check "$label: autostart entry refused" test ! -e "$H/.config/autostart/evil.desktop"

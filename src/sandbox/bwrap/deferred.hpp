@@ -44,6 +44,9 @@ public:
     std::vector<std::string> argv;     // up to the protections: the layout reads the mount table
     std::vector<std::string> confine_overlays;
     std::vector<std::pair<std::string, std::string>> rw_binds;
+    // The guards planned before the protections (a host-writable ~/.config's pins: add_config);
+    // the workspace's are added to them by the layout, as plan() does.
+    std::vector<HostGuard> guards;
     std::vector<HostGuard> always_guards, claude_guards;
     std::vector<InnerMount> shadows;
     // Where the shadows of the user's /tmp sockets go among them, when the scan finds them too

@@ -134,6 +134,7 @@ void defer_protections(Builder& b) {
   s.argv = b.p.argv;
   s.confine_overlays = b.p.confine.overlays;
   s.rw_binds = b.rw_binds;
+  s.guards = b.guards;
   s.always_guards = b.always_guards;
   s.claude_guards = b.claude_guards;
   s.shadows = b.shadows;
@@ -251,6 +252,7 @@ const DeferredProtect::Result& DeferredProtect::finish() {
     b.p.argv = s_.argv;
     b.p.confine.overlays = s_.confine_overlays;
     b.rw_binds = s_.rw_binds;
+    b.guards = s_.guards;
     b.always_guards = s_.always_guards;
     b.claude_guards = s_.claude_guards;
     b.shadows = s_.shadows;

@@ -147,6 +147,27 @@ TEST_CASE("deferred scan: the finished plan is the whole plan", "[sandbox][defer
     check_same(with_user_sockets(scanned_host("/home/u/proj")), SandboxRequest{});
     check_same(with_user_sockets(scanned_host("/tmp/proj")), SandboxRequest{});
   }
+  SECTION("no overlay at all: the pins of a host-writable ~/.config, planned before the protections") {
+    // bwrap 0.8 and no overlay of blaude's own: ~/.config's login and app dirs are guards that
+    // add_config() makes before the workspace's (plan_ipc.cpp add_config_fallback_pins).
+    HostFacts done = scanned_host("/home/u/proj");
+    done.overlay = false;
+    done.ipc.own_overlay = false;
+    put(done, "/home/u/.config", Kind::Dir);
+    put(done, "/home/u/.config/nvim", Kind::Dir);
+    put(done, "/home/u/.config/autostart", Kind::Missing);
+    for (const std::string p : {"/home/u/.config", "/home/u/.config/nvim", "/home/u/.config/autostart"})
+      done.ws.ids.emplace(p, Identity{1, std::hash<std::string>{}(p), 0040000});
+    check_same(done, SandboxRequest{});
+    // Not vacuous: the pins are there, in the finished plan too.
+    LaunchPlan part = plan(SandboxRequest{}, pending_host(done), inputs());
+    const auto& r = part.deferred->finish();
+    auto at = [&](const std::string& p, InnerKind k) {
+      return std::any_of(r.mounts.begin(), r.mounts.end(), [&](const InnerMount& m) { return m.path == p && m.kind == k; });
+    };
+    CHECK(at("/home/u/.config/autostart", InnerKind::EmptyDir));
+    CHECK(at("/home/u/.config/nvim", InnerKind::ReadOnly));
+  }
   SECTION("a deep nested repo is among the helper's mounts") {
     HostFacts done = scanned_host("/home/u/proj");
     HostFacts pf = pending_host(done);
