@@ -168,6 +168,33 @@ TEST_CASE("deferred scan: the finished plan is the whole plan", "[sandbox][defer
     CHECK(at("/home/u/.config/autostart", InnerKind::EmptyDir));
     CHECK(at("/home/u/.config/nvim", InnerKind::ReadOnly));
   }
+  SECTION("every opt-in and mode that plans something before the protections") {
+    // Whatever plan() adds before add_protections must reach the finished layout the same way
+    // (the case above was one that did not): each request on the usual host and on the
+    // no-overlay one.
+    for (bool overlay : {true, false}) {
+      HostFacts done = scanned_host("/home/u/proj");
+      done.overlay = overlay;
+      done.ipc.own_overlay = overlay;
+      for (const std::string p : {"/home/u/.config", "/home/u/.config/nvim", "/home/u/other", "/home/u/other/.git"}) {
+        put(done, p, Kind::Dir);
+        done.ws.ids.emplace(p, Identity{1, std::hash<std::string>{}(p), 0040000});
+      }
+      std::vector<SandboxRequest> reqs(9);
+      reqs[1].git = true;
+      reqs[2].ssh = true;
+      reqs[3].aws = true;
+      reqs[4].keyring = true;
+      reqs[5].no_network = true;
+      reqs[6].clear_tmp = true;
+      reqs[7].mounts = {{"/home/u/other", true}};
+      reqs[8].mounts = {{"/home/u/other", false}};
+      for (size_t i = 0; i < reqs.size(); ++i) {
+        INFO("overlay " << overlay << ", request " << i);
+        check_same(done, reqs[i]);
+      }
+    }
+  }
   SECTION("a deep nested repo is among the helper's mounts") {
     HostFacts done = scanned_host("/home/u/proj");
     HostFacts pf = pending_host(done);
