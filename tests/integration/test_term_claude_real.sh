@@ -41,10 +41,16 @@ pending() { python3 -c 'import array, fcntl, os, sys, termios
 fd = os.open(sys.argv[1], os.O_RDWR | os.O_NOCTTY); b = array.array("i", [0])
 fcntl.ioctl(fd, termios.FIONREAD, b); print(b[0])
 if sys.argv[2] == "flush": termios.tcflush(fd, termios.TCIFLUSH)' "$PANE_TTY" "${1:-}"; }
+# Answers readline already read before the flush are worse: ESC P (a DCS answer) puts it in a
+# history search that eats the typed line, an OSC answer's tail stays on the line (seen once in
+# four runs, in the control part, claude run directly). So readline is reset first: C-g aborts
+# whatever command an answer started, C-u empties the line (by hand in tmux: a DCS answer typed
+# into bash, then `echo SYNC` runs only with C-g C-u in between).
 sync() {
   n=$((n+1))
   local left; left=$(pending flush)
   [ "$left" -gt 0 ] && log "sync $n: discarded $left unread input bytes"
+  tm send-keys -t t C-g C-u
   tm_run "echo SYNC$n"
   tm_wait "SYNC$n\$" 30 >/dev/null || tm_wait "^SYNC$n" 5 >/dev/null && return 0
   fail "sync $n: the shell did not run the typed line ($(pending) bytes unread; tty: $(stty -F "$PANE_TTY" -g))"
