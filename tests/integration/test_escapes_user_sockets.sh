@@ -59,8 +59,9 @@ sb() {  # sb BWRAP_DIR [blaude options] -- SOCKETS...: the probe script on them
   sb_nobody "${a[@]}" -- "$probe" "$@"
 }
 
-# A build with the POSIX fallbacks forced (make posix) has no protect helper: there the sockets
-# stay reachable and the start says so, which is what is checked then.
+# Where the protect helper cannot run (its dry run lists no helper mounts: bwrap or the kernel
+# lacks what it needs), the sockets stay reachable and the start says so, which is what is
+# checked then. (The forced-POSIX build, make posix, does run the helper: it takes the branch below.)
 # (Seed-named /tmp entries that other tests make and remove meanwhile are no reason to refuse:
 # the probe lists /tmp again where a name changed, and passes over a name that is gone.)
 dry=$(sb_nobody /usr/bin --dry-run -- true) || log "the dry run failed: $(head -c 600 "$T_DIR/sb.err")"
