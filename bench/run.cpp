@@ -4,12 +4,14 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <random>
 #include <optional>
 
 #include "idle.hpp"
@@ -89,13 +91,15 @@ uint64_t bytes_for(const Config& c, const Shape& s) {
   return n;
 }
 
-// The variants in turn, starting one further at each round: a variant's run never always
-// follows the same other variant's. What a session leaves behind as it ends (script's teardown
-// delayed the next start by ~8 ms at the median here) then falls on every variant alike instead
-// of always on the one after it (blaude's, in the default order).
-std::vector<Variant> rotated(const std::vector<Variant>& vs, size_t round) {
-  std::vector<Variant> out;
-  for (size_t k = 0; k < vs.size(); ++k) out.push_back(vs[(round + k) % vs.size()]);
+// The variants in a fresh order at each round (shuffled, seeded by the round: the same run
+// gives the same orders), not always the same order: what a session leaves behind as it ends
+// delays the next start (the start after script's was ~8 ms slower at the median here), and in a
+// fixed order, or a rotation of it (which keeps who follows whom), that falls on one variant
+// (blaude's, after script's in the default order) instead of on every variant alike.
+std::vector<Variant> shuffled(const std::vector<Variant>& vs, size_t round) {
+  std::vector<Variant> out = vs;
+  std::mt19937 rng(static_cast<std::mt19937::result_type>(round * 2654435761u + 1));
+  std::shuffle(out.begin(), out.end(), rng);
   return out;
 }
 
@@ -103,7 +107,7 @@ void throughput(const Config& c, Results& r) {
   for (int rep = 0; rep < c.reps; ++rep) {
     for (size_t i = 0; i < c.shapes.size(); ++i) {
       const Shape& shape = c.shapes[i];
-      for (Variant v : rotated(c.variants, size_t(rep) * c.shapes.size() + i)) {
+      for (Variant v : shuffled(c.variants, size_t(rep) * c.shapes.size() + i)) {
         Cell& cell = r.cells[i][idx(v)];
         std::fprintf(stderr, "throughput %d/%d %s %s...\n", rep + 1, c.reps, shape.name.c_str(),
                      name_of(v));
@@ -144,7 +148,7 @@ void latencies(const Config& c, Results& r) {
   }
   std::fprintf(stderr, "time to first output...\n");
   for (int i = 0; i < c.starts; ++i) {
-    for (Variant v : rotated(c.variants, size_t(i))) {
+    for (Variant v : shuffled(c.variants, size_t(i))) {
       VariantSamples& x = r.v[idx(v)];
       attempt(r, v, "first output", [&] {
         Start st = run_first_output(c.setup, v, x.preamble);
