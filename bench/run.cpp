@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <random>
 #include <optional>
+#include <random>
 
 #include "idle.hpp"
 #include "report.hpp"
