@@ -34,12 +34,6 @@ bool is_tmp_ipc_name(const std::string& n) {
 
 namespace {
 
-struct TmpEntry {
-  std::string name;
-  unsigned long long ino;
-  unsigned char type;
-};
-
 // The entries of a held dir descriptor (/tmp: the seed names are picked from it), from ONE
 // getdents64 call where it fits: the kernel lists a dir under its lock, which a rename in it takes too, so the listing is one
 // state of /tmp. Name by name (lstat after readdir) a socket swapped between two names in
@@ -116,8 +110,12 @@ void scan_user_sockets_in(UserSockets& out, uid_t uid, const std::string& cwd, c
   }
 }
 
-// The seed-named entries of one listing of /tmp (scan_tmp).
-void scan_tmp_names(HostFacts& f, int tmp_fd, const struct stat& ts, const std::vector<TmpEntry>& all) {
+}  // namespace
+
+// The seed-named entries of one listing of /tmp (scan_tmp). `last`: the last listing scan_tmp
+// makes, where a name that shows another object than the one listed is taken with the object it
+// shows now, instead of making the listing stale.
+void scan_tmp_names(HostFacts& f, int tmp_fd, const struct stat& ts, const std::vector<TmpEntry>& all, bool last) {
   for (const auto& e : all) {
     if (!is_tmp_ipc_name(e.name)) continue;
     const std::string path = "/tmp/" + e.name;
@@ -125,7 +123,7 @@ void scan_tmp_names(HostFacts& f, int tmp_fd, const struct stat& ts, const std::
     if (::fstatat(tmp_fd, e.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone since the listing
     // Another object than the one listed: renamed in flight (a mount point on the name shows
     // another device, and is no flip).
-    if (st.st_dev == ts.st_dev && (unsigned long long)st.st_ino != e.ino) {
+    if (st.st_dev == ts.st_dev && (unsigned long long)st.st_ino != e.ino && !last) {
       f.tmp_changed.push_back(path);
       continue;
     }
@@ -146,18 +144,27 @@ void scan_tmp_names(HostFacts& f, int tmp_fd, const struct stat& ts, const std::
   }
 }
 
+namespace {
+
 void scan_tmp(HostFacts& f) {
   UniqueFd tmp(::open("/tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   struct stat ts;
   if (!tmp || ::fstat(tmp.get(), &ts) != 0) return;
   // One listing is one state of /tmp (list_tmp); each seed name's object is then checked against
   // it. A name that shows another object than the one listed (renamed, or removed and made again,
-  // in flight: a swap there could hide a socket between two names) makes the listing stale: /tmp
-  // is listed again, up to kTmpListings times, and only a name that keeps changing refuses the
-  // launch. A name gone since the listing (removed, or renamed to a name this listing does not
-  // have, which is a new name, reachable like a socket made after start) is passed over: a test
-  // suite or a session bus removing its /tmp socket is no reason to refuse (it did, in 2 of 3
-  // starts beside a process making and removing /tmp/dbus-* sockets).
+  // in flight) makes the listing stale: /tmp is listed again, up to kTmpListings times, for one
+  // listing every name agrees with. A name gone since the listing (removed, or renamed to a name
+  // this listing does not have, which is a new name, reachable like a socket made after start)
+  // is passed over: a test suite or a session bus removing its /tmp socket is no reason to refuse
+  // (it did, in 2 of 3 starts beside a process making and removing /tmp/dbus-* sockets).
+  // A name that still changes in the last listing is taken with the object it shows at its stat:
+  // what is at the name is what the shadow must hide, and every name of the listing is stat'ed,
+  // so an object swapped from one listed name to another (rename, RENAME_EXCHANGE) is found at
+  // the name it went to; one moved to a name the listing lacks is a new name, as above. The
+  // helper then mounts on that object or, removed and made again once more, on the one at the
+  // name by then (if_gone); the fallback's held bind checks it is at the name. Refusing there
+  // instead stopped 1 start in 30 beside a process making and removing /tmp/dbus-* and ssh-*
+  // entries every few ms (CI, stop 23): every start must start beside a test suite's churn.
   constexpr int kTmpListings = 4;
   std::vector<TmpEntry> all;
   for (int listing = 1;; ++listing) {
@@ -172,7 +179,7 @@ void scan_tmp(HostFacts& f) {
     f.tmp_socket_links.clear();
     f.tmp_changed.clear();
     f.tmp_ids.clear();
-    scan_tmp_names(f, tmp.get(), ts, all);
+    scan_tmp_names(f, tmp.get(), ts, all, listing == kTmpListings);
     if (f.tmp_changed.empty() || listing == kTmpListings) break;
   }
   // With the workspace scan on its thread (HostFacts::probe), later: wait_for_scan() adds them.

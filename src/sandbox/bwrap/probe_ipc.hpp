@@ -2,6 +2,11 @@
 // its own overlays (only asked when bwrap cannot), the user's tmux socket dir, blaude's own
 // config dir, the seed's /tmp socket names whatever their kind, and gpgconf's dirs under --git.
 #pragma once
+#include <sys/stat.h>
+
+#include <string>
+#include <vector>
+
 #include "sandbox/bwrap/host_facts.hpp"
 
 namespace blaude::sandbox::bwrap {
@@ -36,6 +41,18 @@ void identify_ipc_guards(HostFacts& f);
 
 // The seed's list of /tmp IPC names (dirs, sockets or files alike).
 bool is_tmp_ipc_name(const std::string& name);
+
+// One entry of a listing of /tmp, as getdents gave it.
+struct TmpEntry {
+  std::string name;
+  unsigned long long ino;
+  unsigned char type;
+};
+// The seed-named entries of one listing `all` of the dir `tmp_fd` (/tmp; `ts` its stat), each
+// stat'ed at its name: into f.tmp_socket_dirs / files / links and f.tmp_ids. A name that shows
+// another object than the one listed goes to f.tmp_changed (the listing is stale), unless
+// `last`: then it is taken with the object it shows (probe_ipc.cpp's scan_tmp says why).
+void scan_tmp_names(HostFacts& f, int tmp_fd, const struct stat& ts, const std::vector<TmpEntry>& all, bool last);
 
 // The user's own sockets in /tmp down to 3 levels, and their dirs that hold sockets only
 // (probe_ipc.cpp has the rules). Reads only and touches no HostFacts: with the workspace scan
