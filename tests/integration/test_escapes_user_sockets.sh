@@ -13,7 +13,9 @@
 # the socket scan runs after bwrap's spawn and its shadows join the helper's mounts before its fork. A dir of the
 # user's that holds sockets only (emacs's server dir, Claude Code's cc-socks) gets one tmpfs, so
 # a server started there after the session began is unreachable too; control: in a dir that also
-# holds a file (each socket shadowed on its own) such a late server is reached.
+# holds a file (each socket shadowed on its own) such a late server is reached. The scan's
+# bound of 256 dirs is shared fairly: big dirs of the user's in /tmp do not leave an agent's or
+# an editor's socket beside them reachable (in a private /tmp).
 . "$(dirname "$0")/lib.sh"
 
 need_sandbox
@@ -146,4 +148,71 @@ for i in $(seq 10); do
   if sb /usr/bin -- >/dev/null; then ok=$((ok+1)); else log "start $i refused: $(head -c 300 "$T_DIR/sb.err")"; fi
 done
 check_eq "10 sessions start while sockets come and go in /tmp" 10 "$ok"
+
+# Big dirs of the user's in /tmp (a checkout, Claude Code's /tmp/claude-UID with the
+# fswatch-probe-* dirs it leaves behind) spend the socket scan's bound of 256 dirs; the sockets
+# of an agent and of an editor beside them must still be shadowed, whatever order /tmp lists
+# them in. Two such dirs, made first and last (depth-first in listing order, either order
+# reached one of them first: the agent and the editor stayed reachable). In a private /tmp, in
+# a mount namespace of this test's own: 600 dirs of uid 65534 in the shared /tmp would make the
+# start of every test running beside this one print the bound's warning. Controls: the warning
+# says the bound was reached; the socket 4 levels down is reached.
+cat >"$T_DIR/litter.sh" <<'EOS'
+set -eu
+T_DIR=$1 BLAUDE=$2 H=$3 WS=$4
+hold=$(mktemp -d /run/blaude-t-hold.XXXXXX)
+mount --bind "$T_DIR" "$hold"
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mkdir -p "$T_DIR"
+mount --bind "$hold" "$T_DIR"
+umount "$hold" && rmdir "$hold"
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+nobody mkdir -p /tmp/litter-a
+nobody sh -c 'cd /tmp/litter-a && for i in $(seq 300); do mkdir "fswatch-probe-$i"; done'
+nobody mkdir -p /tmp/agent.x /tmp/nvim.u/x /tmp/far/a/b
+nobody mkdir -p /tmp/litter-z
+nobody sh -c 'cd /tmp/litter-z && for i in $(seq 300); do mkdir "d$i"; done'
+for s in /tmp/agent.x/agent.sock /tmp/nvim.u/x/nvim.1.0 /tmp/far/a/b/deep.sock; do
+  nobody timeout 30 /usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8)
+while True:
+    c, _ = s.accept(); c.sendall(b"HOST\n"); c.close()' "$s" >/dev/null 2>&1 &
+done
+for i in $(seq 100); do
+  [ -S /tmp/agent.x/agent.sock ] && [ -S /tmp/nvim.u/x/nvim.1.0 ] && [ -S /tmp/far/a/b/deep.sock ] && break
+  sleep 0.05
+done
+ls -U /tmp >"$T_DIR/litter.order"
+probe='for s in "$@"; do /usr/bin/python3 -c "
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(sys.argv[1]); print(sys.argv[1], s.recv(8).decode().strip())
+except OSError as e:
+    print(sys.argv[1], \"refused\")" "$s"; done'
+for mode in sync default; do
+  scan=; [ "$mode" = sync ] && scan=BLAUDE_SCAN=sync
+  (cd "$WS" && env -i HOME="$H" PATH=/usr/bin:/bin TERM=dumb $scan \
+    setpriv --reuid=65534 --regid=65534 --clear-groups \
+    "$BLAUDE" --no-clipboard --exec sh -c "$probe" sh /tmp/agent.x/agent.sock /tmp/nvim.u/x/nvim.1.0 \
+    /tmp/far/a/b/deep.sock </dev/null >"$T_DIR/litter.$mode.out" 2>"$T_DIR/litter.$mode.err") || true
+done
+kill $(jobs -p) 2>/dev/null || true
+EOS
+unshare -m --propagation private bash "$T_DIR/litter.sh" "$T_DIR" "$BLAUDE" "$H" "$WS" ||
+  fail "the private /tmp could not be set up"
+log "the private /tmp listed: $(tr '\n' ' ' <"$T_DIR/litter.order" 2>/dev/null)"
+for mode in sync default; do
+  out=$(cat "$T_DIR/litter.$mode.out" 2>/dev/null)
+  [ -n "$out" ] || log "litter ($mode): the session failed: $(head -c 600 "$T_DIR/litter.$mode.err")"
+  check "litter ($mode): the agent socket beside 600 dirs of the user's is unreachable" \
+    grep -qx "/tmp/agent.x/agent.sock refused" <<<"$out"
+  check "litter ($mode): the nvim-like socket 3 levels down beside them is unreachable" \
+    grep -qx "/tmp/nvim.u/x/nvim.1.0 refused" <<<"$out"
+  check "litter ($mode) control: the scan's bound was reached, and said" \
+    grep -q "the scan for your own sockets in /tmp stopped after 256 dirs" "$T_DIR/litter.$mode.err"
+  check "litter ($mode) control: the socket 4 levels down is reached" \
+    grep -qx "/tmp/far/a/b/deep.sock HOST" <<<"$out"
+done
 finish

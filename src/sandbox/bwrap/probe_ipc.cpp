@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <deque>
+#include <memory>
 
 #include "common/dir_list.hpp"
 #include "common/paths.hpp"
@@ -34,11 +36,13 @@ bool is_tmp_ipc_name(const std::string& n) {
 
 namespace {
 
+}  // namespace
+
 // The entries of a held dir descriptor (/tmp: the seed names are picked from it), from ONE
 // getdents64 call where it fits: the kernel lists a dir under its lock, which a rename in it takes too, so the listing is one
 // state of /tmp. Name by name (lstat after readdir) a socket swapped between two names in
 // flight showed as two symlinks, and nothing was shadowed (race_protect_socket.sh: 3 of 10).
-std::vector<TmpEntry> list_tmp(int fd, size_t buf_size = 1 << 20) {
+std::vector<TmpEntry> list_tmp(int fd, size_t buf_size) {
   std::vector<TmpEntry> out;
   DirBuffer buf(buf_size);
   for_each_dir_entry(fd, buf, [&](const char* name, unsigned char type, unsigned long long ino) {
@@ -54,20 +58,29 @@ std::vector<TmpEntry> list_tmp(int fd, size_t buf_size = 1 << 20) {
 // --remote-send or zellij action run commands on the host. Other users' sockets (a database's)
 // are theirs to guard, and the seed names are shadowed whole above. Not entered: symlinks, dirs of
 // other users, the seed-named dirs, the workspace and $HOME (visible through their own binds, not
-// only here). Bounded: kUserSocketDirs dirs listed at most, then a warning.
-constexpr int kUserSocketDepth = 3;
-constexpr int kUserSocketDirs = 256;
-
-void scan_user_sockets_in(UserSockets& out, uid_t uid, const std::string& cwd, const std::string& home,
-                          const std::string& home_real, int tmp_fd, const std::vector<TmpEntry>& top) {
+// only here). Bounded: max_dirs dirs listed at most, then a warning.
+//
+// Fair, so that one big dir of the user's cannot spend the bound for the others: each top-level
+// dir of the user's is a group with its own queue, breadth-first inside it (a dir's subdirs after
+// every dir of its level), and the groups take turns, one listing each. So every top-level dir is
+// listed first, then one subdir of each, and so on: an agent's or an editor's socket dir (depth
+// 1-2) is reached however many dirs a checkout, a cache or Claude Code's /tmp/claude-UID (its
+// fswatch-probe-* dirs pile up: 214 on a machine that ran the suite for days) holds, and in
+// whatever order /tmp lists them. Before, the bound was spent depth-first in /tmp's listing
+// order: one such dir listed first left every socket after it unshadowed (stop 23's note).
+// A subdir is opened when its turn comes, from its parent's descriptor with O_NOFOLLOW and
+// checked to be the user's again: at most max_dirs descriptors, however many subdirs wait.
+void scan_user_sockets_at(UserSockets& out, uid_t uid, const std::string& cwd, const std::string& home,
+                          const std::string& home_real, int root_fd, const std::string& root,
+                          const std::vector<TmpEntry>& top, int max_dirs) {
   struct Dir {
-    UniqueFd fd;
-    std::string path;
+    std::shared_ptr<UniqueFd> parent;  // null: the root's descriptor
+    std::string name, path;
     int depth;
   };
-  std::vector<Dir> todo;
-  int listed = 0;
-  auto visit = [&](int dfd, const std::string& dir, const std::vector<TmpEntry>& entries, int depth) {
+  std::vector<std::deque<Dir>> groups;
+  auto visit = [&](int dfd, const std::shared_ptr<UniqueFd>& held, const std::string& dir,
+                   const std::vector<TmpEntry>& entries, int depth, std::deque<Dir>* group) {
     for (const auto& e : entries) {
       if (depth == 1 && is_tmp_ipc_name(e.name)) continue;
       if (e.type != DT_SOCK && e.type != DT_DIR && e.type != DT_UNKNOWN) continue;
@@ -79,38 +92,51 @@ void scan_user_sockets_in(UserSockets& out, uid_t uid, const std::string& cwd, c
         out.ids[path] = Identity{(unsigned long long)st.st_dev, (unsigned long long)st.st_ino, unsigned(S_IFSOCK)};
       } else if (S_ISDIR(st.st_mode) && depth < kUserSocketDepth && path != cwd && path != home_real &&
                  path != home) {
-        UniqueFd sub(::openat(dfd, e.name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-        if (sub) todo.push_back({std::move(sub), path, depth + 1});
+        Dir d{held, e.name, path, depth + 1};
+        if (group) {
+          group->push_back(std::move(d));
+        } else {
+          groups.emplace_back();
+          groups.back().push_back(std::move(d));
+        }
       }
     }
   };
-  visit(tmp_fd, "/tmp", top, 1);
-  while (!todo.empty()) {
-    Dir d = std::move(todo.back());
-    todo.pop_back();
-    if (++listed > kUserSocketDirs) {
-      out.warnings.push_back("the scan for your own sockets in /tmp stopped after " + std::to_string(kUserSocketDirs) +
-                                 " dirs: sockets below " + d.path + " and the rest may be reachable (--clear-tmp closes them)");
-      break;
+  visit(root_fd, nullptr, root, top, 1, nullptr);
+  int listed = 0;
+  for (bool any = true; any;) {
+    any = false;
+    for (auto& g : groups) {
+      if (g.empty()) continue;
+      any = true;
+      Dir d = std::move(g.front());
+      g.pop_front();
+      if (++listed > max_dirs) {
+        out.warnings.push_back("the scan for your own sockets in /tmp stopped after " + std::to_string(max_dirs) +
+                                   " dirs: sockets below " + d.path + " and the rest may be reachable (--clear-tmp closes them)");
+        return;
+      }
+      auto fd = std::make_shared<UniqueFd>(
+          ::openat(d.parent ? d.parent->get() : root_fd, d.name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      // Gone, or replaced by another user's dir since it was seen: not the user's to scan.
+      struct stat ds;
+      if (!*fd || ::fstat(fd->get(), &ds) != 0 || ds.st_uid != uid) continue;
+      const std::vector<TmpEntry> entries = list_tmp(fd->get(), 32 * 1024);
+      // A dir of the user's that holds sockets and nothing else (tmux's, Claude Code's cc-socks,
+      // an emacs server dir) is a socket dir: the planner shadows it whole with one tmpfs, which
+      // is one mount however many sockets (stale ones pile up there) and also covers sockets made
+      // in it after the start. Its sockets are still listed (the opt-ins and the fallback use them).
+      const bool only_sockets = !entries.empty() && std::all_of(entries.begin(), entries.end(), [](const TmpEntry& e) {
+        return e.type == DT_SOCK;
+      });
+      if (only_sockets) {
+        out.dirs.push_back(d.path);
+        out.ids[d.path] = Identity{(unsigned long long)ds.st_dev, (unsigned long long)ds.st_ino, unsigned(S_IFDIR)};
+      }
+      visit(fd->get(), fd, d.path, entries, d.depth, &g);
     }
-    const std::vector<TmpEntry> entries = list_tmp(d.fd.get(), 32 * 1024);
-    // A dir of the user's that holds sockets and nothing else (tmux's, Claude Code's cc-socks,
-    // an emacs server dir) is a socket dir: the planner shadows it whole with one tmpfs, which
-    // is one mount however many sockets (stale ones pile up there) and also covers sockets made
-    // in it after the start. Its sockets are still listed (the opt-ins and the fallback use them).
-    struct stat ds;
-    const bool only_sockets = !entries.empty() && std::all_of(entries.begin(), entries.end(), [](const TmpEntry& e) {
-      return e.type == DT_SOCK;
-    });
-    if (only_sockets && ::fstat(d.fd.get(), &ds) == 0 && ds.st_uid == uid) {
-      out.dirs.push_back(d.path);
-      out.ids[d.path] = Identity{(unsigned long long)ds.st_dev, (unsigned long long)ds.st_ino, unsigned(S_IFDIR)};
-    }
-    visit(d.fd.get(), d.path, entries, d.depth);
   }
 }
-
-}  // namespace
 
 // The seed-named entries of one listing of /tmp (scan_tmp). `last`: the last listing scan_tmp
 // makes, where a name that shows another object than the one listed is taken with the object it
@@ -185,7 +211,7 @@ void scan_tmp(HostFacts& f) {
   // With the workspace scan on its thread (HostFacts::probe), later: wait_for_scan() adds them.
   if (!f.tmp_user_sockets_pending) {
     UserSockets us;
-    scan_user_sockets_in(us, f.uid, f.cwd, f.home, f.home_real, tmp.get(), all);
+    scan_user_sockets_at(us, f.uid, f.cwd, f.home, f.home_real, tmp.get(), "/tmp", all);
     merge_user_sockets(f, std::move(us));
   }
   for (auto* v : {&f.tmp_socket_dirs, &f.tmp_socket_files, &f.tmp_socket_links, &f.tmp_changed})
@@ -311,7 +337,7 @@ UserSockets scan_user_sockets(uid_t uid, const std::string& cwd, const std::stri
   UserSockets us;
   UniqueFd tmp(::open("/tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!tmp) return us;
-  scan_user_sockets_in(us, uid, cwd, home, home_real, tmp.get(), list_tmp(tmp.get()));
+  scan_user_sockets_at(us, uid, cwd, home, home_real, tmp.get(), "/tmp", list_tmp(tmp.get()));
   return us;
 }
 

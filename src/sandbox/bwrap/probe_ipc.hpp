@@ -53,6 +53,17 @@ struct TmpEntry {
 // another object than the one listed goes to f.tmp_changed (the listing is stale), unless
 // `last`: then it is taken with the object it shows (probe_ipc.cpp's scan_tmp says why).
 void scan_tmp_names(HostFacts& f, int tmp_fd, const struct stat& ts, const std::vector<TmpEntry>& all, bool last);
+// The entries of the dir `fd`, in one getdents64 call where `buf_size` holds them.
+std::vector<TmpEntry> list_tmp(int fd, size_t buf_size = 1 << 20);
+
+// The user's sockets: kUserSocketDepth levels, kUserSocketDirs dirs listed at most.
+constexpr int kUserSocketDepth = 3;
+constexpr int kUserSocketDirs = 256;
+// The scan below the dir `root_fd` (/tmp, named `root`; a private dir in the unit tests) whose
+// listing is `top`: into `out` (probe_ipc.cpp has the rules, and the order dirs are listed in).
+void scan_user_sockets_at(UserSockets& out, uid_t uid, const std::string& cwd, const std::string& home,
+                          const std::string& home_real, int root_fd, const std::string& root,
+                          const std::vector<TmpEntry>& top, int max_dirs = kUserSocketDirs);
 
 // The user's own sockets in /tmp down to 3 levels, and their dirs that hold sockets only
 // (probe_ipc.cpp has the rules). Reads only and touches no HostFacts: with the workspace scan

@@ -248,3 +248,64 @@ TEST_CASE("a seed name that changes in every listing is taken with the object it
   ::rmdir(sub.c_str());
   ::rmdir(dir.c_str());
 }
+
+// The scan for the user's own sockets spends its bound fairly: one big dir of the user's (a
+// checkout, Claude Code's /tmp/claude-UID with its fswatch-probe-* dirs) listed first cannot
+// leave an agent's or an editor's socket after it unscanned. Over a private dir standing in for
+// /tmp, in both listing orders (depth-first in listing order, the agent was missed in one).
+TEST_CASE("the user-socket scan's bound is shared by the top-level dirs: a big one cannot spend it", "[sandbox][escapes]") {
+  char tmpl[] = "/tmp/blaude-unit-sockscan-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl));
+  const std::string r = tmpl;
+  auto mk = [](const std::string& p) { REQUIRE(::mkdir(p.c_str(), 0700) == 0); };
+  auto sock = [](const std::string& p) { REQUIRE(::mknod(p.c_str(), S_IFSOCK | 0600, 0) == 0); };
+  mk(r + "/litter");
+  for (int i = 0; i < kUserSocketDirs + 40; ++i) mk(r + "/litter/probe-" + std::to_string(i));
+  mk(r + "/agent");
+  sock(r + "/agent/agent.sock");
+  mk(r + "/nvim");
+  mk(r + "/nvim/x");
+  sock(r + "/nvim/x/nvim.1.0");
+  mk(r + "/deep");
+  mk(r + "/deep/a");
+  mk(r + "/deep/a/b");
+  sock(r + "/deep/a/b/far.sock");  // 4 levels: beyond the scan
+  const int fd = ::open(r.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  std::vector<TmpEntry> top = list_tmp(fd);
+  auto rank = [](const TmpEntry& e) { return e.name == "litter" ? 0 : e.name == "deep" ? 1 : 2; };
+  for (bool litter_first : {true, false}) {
+    std::stable_sort(top.begin(), top.end(), [&](const TmpEntry& a, const TmpEntry& b) {
+      return litter_first ? rank(a) < rank(b) : rank(a) > rank(b);
+    });
+    for (bool litter_last_visited : {false, true}) {
+      std::vector<TmpEntry> order = top;
+      if (litter_last_visited) std::reverse(order.begin(), order.end());
+      INFO("order: " << order.front().name << " first");
+      UserSockets us;
+      scan_user_sockets_at(us, ::getuid(), "/nowhere", "/nowhere", "/nowhere", fd, r, order);
+      auto found = [&](const std::string& p) { return std::find(us.sockets.begin(), us.sockets.end(), p) != us.sockets.end(); };
+      CHECK(found(r + "/agent/agent.sock"));
+      CHECK(found(r + "/nvim/x/nvim.1.0"));
+      CHECK_FALSE(found(r + "/deep/a/b/far.sock"));
+      // The bound was reached (the litter alone is over it), and it is said.
+      REQUIRE(us.warnings.size() == 1);
+      CHECK(us.warnings[0].find("stopped after " + std::to_string(kUserSocketDirs) + " dirs") != std::string::npos);
+      CHECK(us.warnings[0].find(r + "/litter/") != std::string::npos);
+    }
+  }
+  // Under the bound nothing is said, and a dir of sockets only is one.
+  UserSockets small;
+  std::vector<TmpEntry> no_litter;
+  for (const auto& e : top)
+    if (e.name != "litter") no_litter.push_back(e);
+  scan_user_sockets_at(small, ::getuid(), "/nowhere", "/nowhere", "/nowhere", fd, r, no_litter);
+  CHECK(small.warnings.empty());
+  CHECK(std::find(small.dirs.begin(), small.dirs.end(), r + "/agent") != small.dirs.end());
+  // Another user's dir is not entered (only the user's own servers trust the sandbox's user).
+  UserSockets other;
+  scan_user_sockets_at(other, ::getuid() + 1, "/nowhere", "/nowhere", "/nowhere", fd, r, top);
+  CHECK(other.sockets.empty());
+  ::close(fd);
+  REQUIRE(std::system(("rm -rf '" + r + "'").c_str()) == 0);
+}
