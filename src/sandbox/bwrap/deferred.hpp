@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sandbox/bwrap/host_facts.hpp"
+#include "sandbox/bwrap/plan_builder.hpp"
 #include "sandbox/bwrap/protect_layout.hpp"
 #include "sandbox/launch_plan.hpp"
 #include "sandbox/request.hpp"
@@ -37,21 +38,15 @@ public:
     long long layout_us = 0;          // the rest of finish()
   };
 
-  // What plan() had when it reached the protections (protect.cpp).
+  // What plan() had when it reached the protections (protect.cpp): the request, the host (a
+  // copy, sharing the pending scan) and everything built so far, whole (detail::Built: the
+  // layout reads the mount table in the argv, the confinement's overlays, the writable binds,
+  // the guards planned before the protections, the /tmp shadows and where the user's sockets'
+  // go among them).
   struct State {
     SandboxRequest req;
-    std::shared_ptr<HostFacts> facts;  // a copy, sharing the pending scan
-    std::vector<std::string> argv;     // up to the protections: the layout reads the mount table
-    std::vector<std::string> confine_overlays;
-    std::vector<std::pair<std::string, std::string>> rw_binds;
-    // The guards planned before the protections (a host-writable ~/.config's pins: add_config);
-    // the workspace's are added to them by the layout, as plan() does.
-    std::vector<HostGuard> guards;
-    std::vector<HostGuard> always_guards, claude_guards;
-    std::vector<InnerMount> shadows;
-    // Where the shadows of the user's /tmp sockets go among them, when the scan finds them too
-    // (Builder::user_sockets_at).
-    std::optional<size_t> user_sockets_at;
+    std::shared_ptr<HostFacts> facts;
+    detail::Built built;
   };
 
   explicit DeferredProtect(State s) : s_(std::move(s)) {}

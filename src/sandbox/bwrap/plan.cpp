@@ -463,7 +463,7 @@ LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList
     wait_for_scan(done);
     return plan(req, done, env);
   }
-  Builder b{req, facts, {}, {}, {}, {}, {}};
+  Builder b{req, facts};
   b.p.warnings = facts.probe_warnings;
   b.p.preparations = facts.cache_writes;
   b.p.argv.push_back(facts.bwrap.empty() ? "bwrap" : facts.bwrap);

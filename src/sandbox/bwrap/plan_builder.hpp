@@ -18,9 +18,11 @@ namespace blaude::sandbox::bwrap::detail {
 
 enum class Fallback { Bind, RoBind, Tmpfs };
 
-struct Builder {
-  const SandboxRequest& req;
-  const HostFacts& f;
+// What the planner has built so far: the plan, and what its later rules read. A value apart
+// from the request and the host it is built over, so that the late layout (DeferredProtect,
+// deferred.hpp) takes it whole, exactly as plan() had it when it reached the protections: a
+// field added here cannot be left out of that copy (one was: the ~/.config pins, stop 23).
+struct Built {
   LaunchPlan p;
   std::vector<std::pair<std::string, std::string>> rw_binds;  // (host canonical src, sandbox dst)
   std::vector<std::string> host_writable;                      // overlay fallbacks left writable
@@ -40,6 +42,12 @@ struct Builder {
   // The user's sockets in /tmp still being scanned (HostFacts::tmp_user_sockets_pending): where
   // in `shadows` theirs go, for LaunchPlan::deferred to put them there (protect.cpp).
   std::optional<size_t> user_sockets_at = {};
+};
+
+struct Builder : Built {
+  Builder(const SandboxRequest& r, const HostFacts& h, Built built = {}) : Built(std::move(built)), req(r), f(h) {}
+  const SandboxRequest& req;
+  const HostFacts& f;
 
   void add(std::initializer_list<std::string> args) { p.argv.insert(p.argv.end(), args); }
   void ro(const std::string& src, const std::string& dst) { add({"--ro-bind", src, dst}); }

@@ -128,17 +128,7 @@ void lay_out_protections(Builder& b);
 // The scan still running: the gate's options now (the helper always runs then), the layout in
 // DeferredProtect::finish() over the same state.
 void defer_protections(Builder& b) {
-  DeferredProtect::State s;
-  s.req = b.req;
-  s.facts = std::make_shared<HostFacts>(b.f);
-  s.argv = b.p.argv;
-  s.confine_overlays = b.p.confine.overlays;
-  s.rw_binds = b.rw_binds;
-  s.guards = b.guards;
-  s.always_guards = b.always_guards;
-  s.claude_guards = b.claude_guards;
-  s.shadows = b.shadows;
-  s.user_sockets_at = b.user_sockets_at;
+  DeferredProtect::State s{b.req, std::make_shared<HostFacts>(b.f), static_cast<const Built&>(b)};
   for (auto& a : gate_args(kInfoToken, kGateToken)) b.p.argv.push_back(a);
   b.p.deferred = std::make_shared<DeferredProtect>(std::move(s));
 }
@@ -248,20 +238,15 @@ const DeferredProtect::Result& DeferredProtect::finish() {
     wait_for_scan(f);
     const auto t1 = clock::now();
     r_.wait_us = std::chrono::duration_cast<std::chrono::microseconds>(t1 - t0).count();
-    Builder b{s_.req, f, {}, {}, {}, {}, {}};
-    b.p.argv = s_.argv;
-    b.p.confine.overlays = s_.confine_overlays;
-    b.rw_binds = s_.rw_binds;
-    b.guards = s_.guards;
-    b.always_guards = s_.always_guards;
-    b.claude_guards = s_.claude_guards;
-    b.shadows = s_.shadows;
+    Builder b{s_.req, f, s_.built};
+    // Its own warnings and notes were printed with the plan; the layout's are new.
+    b.p.notes.clear();
     b.p.warnings.assign(f.probe_warnings.begin() + long(std::min(probe_warnings, f.probe_warnings.size())),
                         f.probe_warnings.end());
     // The user's /tmp sockets, found with the scan: their shadows where plan() would have put them.
-    if (s_.user_sockets_at && *s_.user_sockets_at <= b.shadows.size()) {
-      std::vector<InnerMount> after(b.shadows.begin() + long(*s_.user_sockets_at), b.shadows.end());
-      b.shadows.resize(*s_.user_sockets_at);
+    if (const auto at = b.user_sockets_at; at && *at <= b.shadows.size()) {
+      std::vector<InnerMount> after(b.shadows.begin() + long(*at), b.shadows.end());
+      b.shadows.resize(*at);
       add_user_sockets(b);
       b.shadows.insert(b.shadows.end(), after.begin(), after.end());
     }
