@@ -181,9 +181,10 @@ struct HostFacts {
   std::vector<std::string> tmp_socket_files;
   // What the /tmp probe saw (probe_ipc.cpp), one consistent listing of a held /tmp descriptor:
   // the identity of each name above (the shadow is mounted on that object or not at all), the
-  // seed names that were symlinks (not shadowed: reported), and what made /tmp impossible to
-  // list again from its start (the launch refuses; a name that keeps changing between the
-  // listing and its stat is taken with the object it shows: scan_tmp).
+  // seed names that were symlinks (not shadowed: reported), and the names whose object changed
+  // between the listing and its stat in every listing into something no shadow hides (a
+  // symlink, a regular file: a flip in flight), or "/tmp" when it could not be listed again:
+  // the launch refuses (scan_tmp).
   std::map<std::string, Identity> tmp_ids;
   std::vector<std::string> tmp_socket_links;
   std::vector<std::string> tmp_changed;

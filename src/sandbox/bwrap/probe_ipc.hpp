@@ -51,7 +51,8 @@ struct TmpEntry {
 // The seed-named entries of one listing `all` of the dir `tmp_fd` (/tmp; `ts` its stat), each
 // stat'ed at its name: into f.tmp_socket_dirs / files / links and f.tmp_ids. A name that shows
 // another object than the one listed goes to f.tmp_changed (the listing is stale), unless
-// `last`: then it is taken with the object it shows (probe_ipc.cpp's scan_tmp says why).
+// `last` and that object is one the shadows hide (not a symlink, not a regular file): then it is
+// taken with the object it shows (probe_ipc.cpp's scan_tmp says why).
 void scan_tmp_names(HostFacts& f, int tmp_fd, const struct stat& ts, const std::vector<TmpEntry>& all, bool last);
 // The entries of the dir `fd`, in one getdents64 call where `buf_size` holds them.
 std::vector<TmpEntry> list_tmp(int fd, size_t buf_size = 1 << 20);

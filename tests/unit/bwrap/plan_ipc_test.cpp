@@ -199,9 +199,10 @@ TEST_CASE("a dir of the user's with sockets only in /tmp is one tmpfs, unless an
 
 // A seed-named /tmp entry removed and made again between the listing and its stat (a test
 // suite's or a session bus's churn): the listing is stale, and in the last listing the name is
-// taken with the object it shows then, never a refusal (CI, stop 23: 1 start in 30 refused).
+// taken with the object it shows then if that is a socket, a dir, ... (CI, stop 23: 1 start in 30
+// refused); a symlink or a regular file there still refuses.
 // Over a private dir standing in for /tmp: only the names are "/tmp/..." strings.
-TEST_CASE("a seed name that changes in every listing is taken with the object it shows, not refused", "[sandbox][escapes]") {
+TEST_CASE("a seed name that changes in every listing is taken with the object it shows if shadowed, not refused", "[sandbox][escapes]") {
   char tmpl[] = "/tmp/blaude-unit-names-XXXXXX";
   REQUIRE(::mkdtemp(tmpl));
   const std::string dir = tmpl;
@@ -233,6 +234,29 @@ TEST_CASE("a seed name that changes in every listing is taken with the object it
   // The objects at the names now, which the shadows must hide.
   CHECK(last.tmp_ids.at("/tmp/dbus-churn") == Identity{(unsigned long long)ss.st_dev, (unsigned long long)ss.st_ino, S_IFSOCK});
   CHECK(last.tmp_ids.at("/tmp/ssh-churn") == Identity{(unsigned long long)ds.st_dev, (unsigned long long)ds.st_ino, S_IFDIR});
+  // What no shadow hides at a changed name (a symlink, a regular file) is a flip in flight, also
+  // in the last listing: a socket exchanged with a symlink between the stats of two names shows
+  // a symlink at each, and would be at no shadowed name. The launch refuses.
+  const std::string link = dir + "/dbus-flip", file = dir + "/dbus-file";
+  REQUIRE(::symlink("/nowhere", link.c_str()) == 0);
+  REQUIRE(::mknod(file.c_str(), S_IFREG | 0600, 0) == 0);
+  struct stat ls, fs;
+  REQUIRE(::lstat(link.c_str(), &ls) == 0);
+  REQUIRE(::lstat(file.c_str(), &fs) == 0);
+  const std::vector<TmpEntry> flipped = {{"dbus-flip", (unsigned long long)ls.st_ino + 1000, DT_SOCK},
+                                         {"dbus-file", (unsigned long long)fs.st_ino + 1000, DT_SOCK}};
+  HostFacts flip;
+  scan_tmp_names(flip, fd, ts, flipped, true);
+  CHECK(flip.tmp_changed == std::vector<std::string>{"/tmp/dbus-flip", "/tmp/dbus-file"});
+  CHECK(flip.tmp_socket_links.empty());
+  // Control: listed as they are, the symlink is reported and the file needs no shadow.
+  HostFacts steady;
+  scan_tmp_names(steady, fd, ts, {{"dbus-flip", (unsigned long long)ls.st_ino, DT_LNK},
+                                  {"dbus-file", (unsigned long long)fs.st_ino, DT_REG}}, true);
+  CHECK(steady.tmp_changed.empty());
+  CHECK(steady.tmp_socket_links == std::vector<std::string>{"/tmp/dbus-flip"});
+  ::unlink(link.c_str());
+  ::unlink(file.c_str());
   // Planned: shadowed, and the launch goes on.
   auto f = old_bwrap_host(Kind::Dir);
   f.tmp_socket_files = last.tmp_socket_files;
