@@ -17,12 +17,17 @@ T_SOCK="blaude-${T_NAME}-$$"
 T_FAILS=0
 T_CHECKS=0
 _cleanups=()
+_late_cleanups=()
 at_exit() { _cleanups+=("$1"); }
+# at_exit_late: after the at_exit ones and the test's tmux server, when the test's own processes
+# are stopped (for what they leave behind outside $T_DIR).
+at_exit_late() { _late_cleanups+=("$1"); }
 _run_cleanups() {
   local rc=$?
   local c
   for c in "${_cleanups[@]}"; do eval "$c" >/dev/null 2>&1 || true; done
   tmux -L "$T_SOCK" kill-server >/dev/null 2>&1 || true
+  for c in "${_late_cleanups[@]}"; do eval "$c" >/dev/null 2>&1 || true; done
   # A process of the test may still be finishing a write there (a log line): retry, never fail.
   rm -rf "$T_DIR" 2>/dev/null || { sleep 0.5; rm -rf "$T_DIR" 2>/dev/null || true; }
   return $rc
@@ -149,3 +154,85 @@ wait_until() {
 
 # --- an unprivileged user for the sandbox tests (no account needed) --------------------------
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+
+# --- what the real Claude Code leaves in the host's /tmp ----------------------------------------
+# Claude Code (as uid 65534 here, directly or in blaude's sandbox, whose /tmp is the host's) keeps
+# its temp root in /tmp/claude-65534 and its sockets in /tmp/cc-socks, and leaves there what a
+# killed or short run does not remove: fswatch-probe-XXXXXX dirs, a dir per project (the cwd with
+# every non-alphanumeric as "-": -tmp-blaude-test-x-AbC123-proj, -workspaces-proj inside the
+# sandbox) holding a dir per session, <pid>.sock sockets. Piled up over runs they exhaust blaude's
+# budget for its scan of /tmp (256 dirs, then a warning on stderr). TMPDIR cannot move them: Claude
+# Code honours it, but blaude does not pass it into the sandbox; CLAUDE_CODE_TMPDIR would (blaude
+# puts a tmpfs there) but would test another setup than the users' default one.
+# claude_tmp_cleanup_at_exit, before the test first starts claude: lists what is there now, and
+# at exit removes what is new and provably this test's or abandoned. ctest runs two tests at a
+# time, so a new entry may be another test's, in use; removed are only:
+# - a project dir named after this test's own $T_DIR (unique: mktemp), with everything in it;
+# - a session dir <uuid> in another project dir (-workspaces-proj: every test's sandbox shows
+#   its project there), when that session's files (~/.claude/projects/*/<uuid>.jsonl, ...) are
+#   under $T_DIR, in a home of this test's claude: session ids are unique;
+# - an fswatch-probe-* dir last changed at least CLAUDE_PROBE_STALE seconds ago: Claude Code's
+#   probe makes one, writes its file in it, watches it for at most 1.5 s and removes it, so an
+#   older one's claude was killed meanwhile and nothing uses it (a younger one is waited for: it
+#   goes away, or is abandoned);
+# - a <pid>.sock in cc-socks whose pid no longer runs (claude on the host names it by its own pid;
+#   in the sandbox it is under the sandbox's /run/user tmpfs);
+# - /tmp/claude-65534 (/tmp/cc-socks, a project dir that is not this test's), if this test saw it
+#   absent and it is now empty, only while no process of uid 65534 runs: a running claude
+#   creates its temp root once and then counts on it.
+CLAUDE_PROBE_STALE=5
+CLAUDE_TMP_ROOT=/tmp/claude-65534 CLAUDE_TMP_SOCKS=/tmp/cc-socks
+claude_tmp_cleanup_at_exit() {
+  local d
+  _claude_tmp_before=""
+  for d in "$CLAUDE_TMP_ROOT" "$CLAUDE_TMP_SOCKS"; do
+    if [ -d "$d" ]; then
+      _claude_tmp_before+="$d"$'\n'
+      _claude_tmp_before+=$(find "$d" -mindepth 1 -maxdepth 2 2>/dev/null || true)$'\n'
+    fi
+  done
+  at_exit_late _claude_tmp_cleanup
+}
+# _claude_tmp_new PATH: true when PATH was not there at claude_tmp_cleanup_at_exit.
+_claude_tmp_new() { ! grep -qxF -- "$1" <<<"$_claude_tmp_before"; }
+_claude_tmp_idle() { ! pgrep -u 65534 >/dev/null 2>&1; }
+_claude_tmp_rmdir_if_new() { _claude_tmp_new "$1" && _claude_tmp_idle && rmdir "$1" 2>/dev/null || true; }
+_claude_tmp_cleanup() {
+  local root=$CLAUDE_TMP_ROOT ours e s name age waited=0
+  ours=$(printf '%s' "$T_DIR" | tr -c 'A-Za-z0-9' '-')
+  if [ -d "$root" ]; then
+    for e in "$root"/* "$root"/.[!.]*; do
+      [ -e "$e" ] || continue
+      name=${e##*/}
+      case $name in
+        "$ours" | "$ours"-*) _claude_tmp_new "$e" && rm -rf "$e" ;;
+        fswatch-probe-*)
+          _claude_tmp_new "$e" || continue
+          while age=$(($(date +%s) - $(stat -c %Y "$e" 2>/dev/null || date +%s))); [ -e "$e" ] &&
+            [ "$age" -lt "$CLAUDE_PROBE_STALE" ] && [ $waited -lt $((CLAUDE_PROBE_STALE * 4)) ]; do
+            sleep 0.5
+            waited=$((waited + 1))
+          done
+          [ "$age" -ge "$CLAUDE_PROBE_STALE" ] && rm -rf "$e" ;;
+        *)
+          [ -d "$e" ] && [ ! -L "$e" ] || continue
+          for s in "$e"/*; do
+            [ -d "$s" ] && _claude_tmp_new "$s" || continue
+            [[ ${s##*/} =~ ^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$ ]] || continue
+            [ -n "$(find "$T_DIR" -name "${s##*/}*" -print -quit 2>/dev/null)" ] && rm -rf "$s"
+          done
+          _claude_tmp_rmdir_if_new "$e" ;;
+      esac
+    done
+    _claude_tmp_rmdir_if_new "$root"
+  fi
+  if [ -d "$CLAUDE_TMP_SOCKS" ]; then
+    for e in "$CLAUDE_TMP_SOCKS"/*.sock; do
+      [ -S "$e" ] && _claude_tmp_new "$e" || continue
+      name=${e##*/}
+      name=${name%.sock}
+      [[ $name =~ ^[0-9]+$ ]] && [ ! -e "/proc/$name" ] && rm -f "$e"
+    done
+    _claude_tmp_rmdir_if_new "$CLAUDE_TMP_SOCKS"
+  fi
+}

@@ -6,6 +6,7 @@
 # blaude option is caught by the same run (the check can fail).
 . "$(dirname "$0")/lib.sh"
 
+claude_tmp_cleanup_at_exit
 CLAUDE_BIN=$("$BLAUDE_SRC/scripts/install-test-claude.sh") || { fail "install Claude Code"; finish; }
 NOBODY=65534
 H="$T_DIR/home"

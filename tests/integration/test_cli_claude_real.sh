@@ -12,6 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 
 need_sandbox
+claude_tmp_cleanup_at_exit
 CLAUDE_BIN=$("$BLAUDE_SRC/scripts/install-test-claude.sh") || { fail "install Claude Code"; finish; }
 CLAUDE_DIR=$(dirname "$CLAUDE_BIN")
 log "claude: $CLAUDE_BIN -> $(readlink -f "$CLAUDE_BIN") ($(as_nobody env HOME="$T_DIR" "$CLAUDE_BIN" --version 2>/dev/null))"

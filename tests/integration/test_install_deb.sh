@@ -44,6 +44,7 @@ check "... as unstripped-binary-or-object" grep -q 'E: blaude: unstripped-binary
 # --- dpkg -i on an overlay of this machine, then the installed blaude ---------------------------
 mkdir -p "$T_DIR/ovl"
 cp "$DEB" "$T_DIR/ovl/blaude.deb"
+claude_tmp_cleanup_at_exit
 # doctor checks for claude too: the test's own install of it (on this machine's /, so in the overlay).
 CLAUDE_BIN=$("$BLAUDE_SRC/scripts/install-test-claude.sh") || { fail "install Claude Code"; finish; }
 unshare -m --propagation private bash -s "$T_DIR/ovl" "$(dirname "$CLAUDE_BIN")" >"$T_DIR/dpkg.out" 2>&1 <<'NS'

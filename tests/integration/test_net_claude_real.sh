@@ -12,6 +12,7 @@
 . "$(dirname "$0")/net_lib.sh"
 
 net_prereqs
+claude_tmp_cleanup_at_exit
 CLAUDE_BIN=$("$BLAUDE_SRC/scripts/install-test-claude.sh") || { fail "install Claude Code"; finish; }
 CLAUDE_DIR=$(dirname "$CLAUDE_BIN")
 net_world

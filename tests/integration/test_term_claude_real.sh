@@ -6,6 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 need_sandbox
+claude_tmp_cleanup_at_exit
 CLAUDE_BIN=$("$BLAUDE_SRC/scripts/install-test-claude.sh") || missing "Claude Code (scripts/install-test-claude.sh failed)"
 CLAUDE_DIR=$(dirname "$CLAUDE_BIN")
 USER_PATH="$CLAUDE_DIR:/usr/local/bin:/usr/bin:/bin"
