@@ -184,13 +184,7 @@ for i in $(seq 100); do
   sleep 0.05
 done
 ls -U /tmp >"$T_DIR/litter.order"
-probe='for s in "$@"; do /usr/bin/python3 -c "
-import socket, sys
-s = socket.socket(socket.AF_UNIX)
-try:
-    s.connect(sys.argv[1]); print(sys.argv[1], s.recv(8).decode().strip())
-except OSError as e:
-    print(sys.argv[1], \"refused\")" "$s"; done'
+probe=$(cat "$T_DIR/probe.sh")
 for mode in sync default; do
   scan=; [ "$mode" = sync ] && scan=BLAUDE_SCAN=sync
   (cd "$WS" && env -i HOME="$H" PATH=/usr/bin:/bin TERM=dumb $scan \
@@ -200,6 +194,7 @@ for mode in sync default; do
 done
 kill $(jobs -p) 2>/dev/null || true
 EOS
+printf '%s' "$probe" >"$T_DIR/probe.sh"
 unshare -m --propagation private bash "$T_DIR/litter.sh" "$T_DIR" "$BLAUDE" "$H" "$WS" ||
   fail "the private /tmp could not be set up"
 log "the private /tmp listed: $(tr '\n' ' ' <"$T_DIR/litter.order" 2>/dev/null)"
