@@ -34,10 +34,6 @@ bool is_tmp_ipc_name(const std::string& n) {
          n.rfind("ssh-", 0) == 0 || n.rfind("dbus-", 0) == 0;
 }
 
-namespace {
-
-}  // namespace
-
 // The entries of a held dir descriptor (/tmp: the seed names are picked from it), from ONE
 // getdents64 call where it fits: the kernel lists a dir under its lock, which a rename in it takes too, so the listing is one
 // state of /tmp. Name by name (lstat after readdir) a socket swapped between two names in
