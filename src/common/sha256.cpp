@@ -1,27 +1,123 @@
 #include "common/sha256.hpp"
 
-#include <nettle/sha2.h>
+#include <cstdint>
+#include <cstring>
 
 namespace blaude {
 
+namespace {
+
+constexpr uint32_t kK[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+constexpr uint32_t kInit[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                               0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+
+inline uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+
+}  // namespace
+
+// FIPS 180-4, section 6.2. The digest of the trust ledger's policy files and the audit's hooks:
+// small inputs, so a plain implementation (~300 MB/s here) is plenty. Not nettle: its static
+// library's constructor probes the CPU with CPUID at every process start, blaude's and the exec
+// shim's, and a CPUID traps to the hypervisor in a VM (docs/PERFORMANCE.md, session 14).
 struct Sha256::Ctx {
-  sha256_ctx c;
+  uint32_t h[8];
+  uint64_t bytes = 0;  // fed so far
+  unsigned char block[64];
+  size_t fill = 0;  // bytes of `block` in use
+
+  Ctx() { reset(); }
+  void reset() {
+    std::memcpy(h, kInit, sizeof h);
+    bytes = 0;
+    fill = 0;
+  }
+
+  void compress(const unsigned char* p) {
+    uint32_t w[64];
+    for (int i = 0; i < 16; ++i)
+      w[i] = uint32_t(p[4 * i]) << 24 | uint32_t(p[4 * i + 1]) << 16 | uint32_t(p[4 * i + 2]) << 8 | uint32_t(p[4 * i + 3]);
+    for (int i = 16; i < 64; ++i) {
+      uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+      uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
+    for (int i = 0; i < 64; ++i) {
+      uint32_t t1 = k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kK[i] + w[i];
+      uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+      k = g;
+      g = f;
+      f = e;
+      e = d + t1;
+      d = c;
+      c = b;
+      b = a;
+      a = t1 + t2;
+    }
+    h[0] += a;
+    h[1] += b;
+    h[2] += c;
+    h[3] += d;
+    h[4] += e;
+    h[5] += f;
+    h[6] += g;
+    h[7] += k;
+  }
+
+  void update(const unsigned char* p, size_t n) {
+    bytes += n;
+    if (fill) {
+      size_t take = n < 64 - fill ? n : 64 - fill;
+      std::memcpy(block + fill, p, take);
+      fill += take;
+      p += take;
+      n -= take;
+      if (fill < 64) return;
+      compress(block);
+      fill = 0;
+    }
+    for (; n >= 64; p += 64, n -= 64) compress(p);
+    std::memcpy(block, p, n);
+    fill = n;
+  }
+
+  void digest(unsigned char out[32]) {
+    uint64_t bits = bytes * 8;
+    static const unsigned char pad[64] = {0x80};
+    // 0x80, zeros up to 56 mod 64, then the length in bits, big-endian.
+    update(pad, fill < 56 ? 56 - fill : 120 - fill);
+    unsigned char len[8];
+    for (int i = 0; i < 8; ++i) len[i] = static_cast<unsigned char>(bits >> (56 - 8 * i));
+    update(len, 8);
+    for (int i = 0; i < 8; ++i)
+      for (int j = 0; j < 4; ++j) out[4 * i + j] = static_cast<unsigned char>(h[i] >> (24 - 8 * j));
+    reset();
+  }
 };
 
-Sha256::Sha256() : ctx_(std::make_unique<Ctx>()) { sha256_init(&ctx_->c); }
+Sha256::Sha256() : ctx_(std::make_unique<Ctx>()) {}
 Sha256::~Sha256() = default;
 
 void Sha256::update(std::string_view bytes) {
-  sha256_update(&ctx_->c, bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data()));
+  ctx_->update(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
 }
 
 std::string Sha256::hex() {
-  uint8_t md[SHA256_DIGEST_SIZE];
-  sha256_digest(&ctx_->c, sizeof md, md);  // also re-initialises the context
+  unsigned char md[32];
+  ctx_->digest(md);  // also starts over
   static const char* digits = "0123456789abcdef";
   std::string out;
   out.reserve(2 * sizeof md);
-  for (uint8_t b : md) {
+  for (unsigned char b : md) {
     out += digits[b >> 4];
     out += digits[b & 15];
   }

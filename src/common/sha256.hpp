@@ -1,7 +1,6 @@
-// SHA-256, one-shot or streamed, as lower-case hex. Backed by nettle's sha2 (GnuTLS's crypto
-// library): the digest alone, a few KB in the static binary. OpenSSL's EVP (and, since 3.0, its
-// one-shot SHA256()) goes through the provider machinery and links ~3 MB of libcrypto.a, half of
-// the release binary's size budget (issue 14: <= 6 MB).
+// SHA-256, one-shot or streamed, as lower-case hex. Our own (sha256.cpp, FIPS 180-4): OpenSSL's
+// EVP linked ~3 MB of libcrypto.a (issue 14's budget: <= 6 MB) and nettle's static library runs
+// a CPUID probe at every process start (a trap to the hypervisor in a VM).
 #pragma once
 #include <memory>
 #include <string>

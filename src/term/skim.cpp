@@ -4,6 +4,14 @@
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(BLAUDE_SKIM_SCALAR)
 #define BLAUDE_SKIM_X86 1
 #include <immintrin.h>
+// glibc (2.33+) answers from the CPU features its loader found at start. libgcc's
+// __builtin_cpu_supports instead links a constructor (__cpu_indicator_init) that runs ~20 CPUID
+// instructions in every process blaude starts, the exec shim's included; a CPUID traps to the
+// hypervisor in a VM (~12 us each on the CI machine's): ~0.25 ms per start (docs/PERFORMANCE.md).
+#if defined(__GLIBC__) && __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h>
+#define BLAUDE_SKIM_GLIBC_CPU 1
+#endif
 #endif
 
 namespace blaude::term {
@@ -309,8 +317,14 @@ Fns fns(Isa isa) {
 bool isa_supported(Isa isa) {
 #ifdef BLAUDE_SKIM_X86
   switch (isa) {
+#ifdef BLAUDE_SKIM_GLIBC_CPU
+    // ACTIVE: the CPU has it and the kernel saves its registers (XCR0), as libgcc checks too.
+    case Isa::Avx512: return CPU_FEATURE_ACTIVE(AVX512BW) && CPU_FEATURE_ACTIVE(BMI2);
+    case Isa::Avx2: return CPU_FEATURE_ACTIVE(AVX2) && CPU_FEATURE_ACTIVE(BMI2);
+#else
     case Isa::Avx512: return __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("bmi2");
     case Isa::Avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
+#endif
     default: return true;
   }
 #else

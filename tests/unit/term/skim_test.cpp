@@ -167,3 +167,14 @@ TEST_CASE("term tracker: long feeds fill the window log and agree with the state
     require_agree(fed({in}), byte_at_a_time(in));
   }
 }
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(BLAUDE_SKIM_SCALAR)
+// isa_supported reads glibc's CPU features (no CPUID constructor in blaude, skim.cpp); libgcc's
+// __builtin_cpu_supports, linked into this test binary only, must agree with it.
+TEST_CASE("skim: the CPU check agrees with libgcc's") {
+  CHECK(isa_supported(Isa::Avx2) == (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2")));
+  CHECK(isa_supported(Isa::Avx512) == (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("bmi2")));
+  CHECK(isa_supported(Isa::Sse2));
+  CHECK(isa_supported(Isa::Scalar));
+}
+#endif
