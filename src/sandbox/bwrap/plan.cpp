@@ -202,8 +202,10 @@ void add_resolv(Builder& b) {
 void add_home(Builder& b) {
   const std::string& h = b.f.home;
   b.tmpfs(h);
-  for (const char* d : {".local", ".local/bin", ".local/share", ".local/lib", ".cache", "go", "go/bin",
-                        "go/pkg", ".cargo", ".cargo/bin", ".cargo/registry"})
+  // Leaves only: bwrap makes a --dir's missing parents (0755, as --dir itself), and on bwrap 0.9+
+  // every --dir walks its path from / one component at a time (issue 12: ops cost start-up).
+  for (const char* d : {".local/bin", ".local/share", ".local/lib", ".cache", "go/bin", "go/pkg", ".cargo/bin",
+                        ".cargo/registry"})
     b.dir(b.home(d));
   // After the $HOME tmpfs, or the tmpfs would hide it; a missing one under the host /tmp is
   // left for claude to create (a --tmpfs there would create it on the host).
@@ -216,8 +218,7 @@ void add_home(Builder& b) {
   if (b.is_dir(b.home(".npm"))) {
     b.overlay_or(b.home(".npm"), Fallback::Bind);
   } else {
-    b.dir(b.home(".npm"));
-    b.dir(b.home(".npm/_cacache"));
+    b.dir(b.home(".npm/_cacache"));  // and .npm
   }
 }
 

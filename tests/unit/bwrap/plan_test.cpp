@@ -209,7 +209,11 @@ TEST_CASE("$HOME: tmpfs scaffold, claude config writable, overlays or fallbacks"
   put(f, "/home/u/.cargo/bin", Kind::Dir);
   put(f, "/home/u/.npm", Kind::Dir);
   auto a = plan(opts(), f, inputs()).argv;
-  CHECK(has(a, {"--tmpfs", "/home/u", "--dir", "/home/u/.local"}));
+  CHECK(has(a, {"--tmpfs", "/home/u", "--dir", "/home/u/.local/bin"}));
+  // Leaves only: bwrap makes their parents (each --dir walks its path on bwrap 0.9+).
+  for (const char* parent : {"/home/u/.local", "/home/u/go", "/home/u/.cargo"}) CHECK_FALSE(has(a, {"--dir", parent}));
+  for (const char* leaf : {"/home/u/.local/share", "/home/u/.cache", "/home/u/go/pkg", "/home/u/.cargo/registry"})
+    CHECK(has(a, {"--dir", leaf}));
   CHECK(has(a, {"--overlay-src", "/home/u/.config", "--tmp-overlay", "/home/u/.config", "--tmpfs",
                 "/home/u/.config/git", "--remount-ro", "/home/u/.config/git"}));
   CHECK(find(a, {"--bind", "/home/u/.claude", "/home/u/.claude"}) > find(a, {"--tmp-overlay", "/home/u/.config"}));
