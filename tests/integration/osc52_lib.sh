@@ -69,7 +69,12 @@ step_start() {
 # step_end NAME: waits for blaude to exit and its output to be captured; sets STEP_STATUS
 step_end() {
   wait_secs 60 step_exited "$1" || echo "step $1: blaude did not exit" >&2
-  wait_secs 20 raw_done "$1" || echo "step $1: output incomplete" >&2
+  # On a miss, what the step showed: its exit status, its screen and the tail of the session log.
+  wait_secs 20 raw_done "$1" || {
+    echo "step $1: output incomplete (blaude's exit status: $(cat "$T_DIR/$1.rc" 2>/dev/null || echo none)); its screen:" >&2
+    screen_of "$1" >&2 || true
+    tail -n 15 "$T_DIR/state/blaude/blaude.log" >&2 2>/dev/null || true
+  }
   STEP_STATUS=$(cat "$T_DIR/$1.rc" 2>/dev/null || true)
 }
 step() { step_start "$@"; step_end "$1"; }
