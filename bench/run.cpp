@@ -146,6 +146,9 @@ void latencies(const Config& c, Results& r) {
     sample_side_by_side<ResizeProbe>(c, r, "resize latency", std::max(1, c.resize / c.reps),
                                      [](VariantSamples& x) -> auto& { return x.resize_us; });
   }
+}
+
+void starts(const Config& c, Results& r) {
   std::fprintf(stderr, "time to first output...\n");
   for (int i = 0; i < c.starts; ++i) {
     for (Variant v : shuffled(c.variants, size_t(i))) {
@@ -232,12 +235,19 @@ int run_bench(Config& c, const std::string& cmdline) {
     if (c.wrong_preamble) r.v[idx(v)].preamble += 'X';
   }
   for (const Shape& s : c.shapes) pattern(s.payload);  // the driver's tables, built untimed
-  r.idle = idle_description() + (c.awake ? "; CPUs kept awake (SCHED_IDLE spinners, --awake)"
+  r.idle = idle_description() + (c.awake ? "; CPUs kept awake (SCHED_IDLE spinners, --awake) but for the "
+                                           "time-to-first-output starts"
                                          : "; CPUs may halt when idle (--no-awake)");
   std::optional<Awake> awake;
   if (c.awake) awake.emplace();
   throughput(c, r);
   latencies(c, r);
+  // Starts without the spinners: with them every variant's start measured ~2x slower and noisier,
+  // direct's own included (time to first output 1.88 -> 3.76 ms, script 5.39 -> 10.95, the relay
+  // 3.52 -> 8.31; session 14, docs/PERFORMANCE.md). A start is process creations and execs on a
+  // VM whose vCPUs then look busy, not a stream of per-chunk wake-ups (what the spinners are for).
+  awake.reset();
+  starts(c, r);
   if (c.rss_mib > 0) peak_rss(c, r);
   r.load_after = loadavg();
   std::error_code ec;
