@@ -16,7 +16,9 @@
 # buffer's work), which --stacks counts by kernel stack.
 # As root, with tracefs at /sys/kernel/tracing. PREFIX='chrt -f 50' runs each start at real-time
 # priority (the proxy's children inherit it).
-# Usage: bench/ttfo_trace.py [--stacks] RUNS NAME='COMMAND WITH {}' ...
+# --producer PTYBENCH: the producer is `PTYBENCH --produce 64` (ptybench's own, a heavier start
+# than echo's: its first output is its pattern's first bytes) instead of `echo PAYLOAD`.
+# Usage: bench/ttfo_trace.py [--stacks] [--producer PTYBENCH] RUNS NAME='COMMAND WITH {}' ...
 #   e.g. bench/ttfo_trace.py 60 blaude='build/blaude --no-sandbox --exec {}' script="script -qfec '{}' /dev/null"
 import os, re, select, shlex, shutil, statistics, subprocess, sys, time
 from collections import Counter
@@ -26,6 +28,9 @@ I = T + "/instances/blaude-ttfo-trace"
 args = sys.argv[1:]
 stacks = "--stacks" in args
 args = [a for a in args if a != "--stacks"]
+producer = None
+if "--producer" in args:
+    i = args.index("--producer"); producer = os.path.abspath(args[i + 1]); del args[i:i + 2]
 if len(args) < 2 or any("=" not in a or "{}" not in a for a in args[1:]):
     sys.exit("usage: ttfo_trace.py [--stacks] RUNS NAME='COMMAND WITH {}' ...  ({} is the producer)")
 runs = int(args[0])
@@ -34,6 +39,12 @@ if not os.path.isdir(T + "/instances"):
     sys.exit("ttfo_trace: no tracefs at %s (mount -t tracefs nodev %s; run as root)" % (T, T))
 if not os.path.isdir(I): os.mkdir(I)
 ECHO = shutil.which("echo") or "/bin/echo"
+if producer:
+    PROD_CMD = producer + " --produce 64"
+    MARK = subprocess.run([producer, "--produce", "64"], stdout=subprocess.PIPE, check=True).stdout[:8]
+    PROD_COMM = os.path.basename(producer)[:15]
+else:
+    PROD_CMD, MARK, PROD_COMM = ECHO + " PAYLOAD", b"PAYLOAD", "echo"
 
 def w(p, v):
     with open(I + "/" + p, "w") as f: f.write(v)
@@ -52,12 +63,12 @@ def one(cmd):
     """One start on a fresh pty; returns the phase times (ms) and the D-state stacks."""
     mfd, sfd = os.openpty()
     w("trace", ""); w("tracing_on", "1")
-    p = subprocess.Popen(prefix + shlex.split(cmd.replace("{}", ECHO + " PAYLOAD")),
+    p = subprocess.Popen(prefix + shlex.split(cmd.replace("{}", PROD_CMD)),
                          stdin=sfd, stdout=sfd, stderr=sfd, start_new_session=True,
                          env=dict(os.environ, DISPLAY=os.environ.get("DISPLAY", ":ttfo")))
     os.close(sfd)
     got = b""; end = time.time() + 10
-    while b"PAYLOAD" not in got and time.time() < end:
+    while MARK not in got and time.time() < end:
         r, _, _ = select.select([mfd], [], [], 0.5)
         if r:
             try: got += os.read(mfd, 4096)
@@ -75,20 +86,23 @@ def one(cmd):
         if "<stack trace>" in line:
             # only the proxy's own processes and the producer (not kworkers, not this script)
             c = line.strip().split("-")[0]
-            if t0 is not None and c in (proxy_comm, "echo"): cur = []
+            if t0 is not None and c in (proxy_comm, PROD_COMM): cur = []
             continue
         m = pat.match(line)
         if not m: continue
         t = float(m.group(3)) * 1000; comm = m.group(1); pid = int(m.group(2)); ev = m.group(4); rest = m.group(5)
         if ev == "sched_process_exec":
             if t0 is None:
-                if "/echo" not in rest and pid in kids: t0 = t; pid0 = pid; proxy_comm = comm
+                if pid in kids: t0 = t; pid0 = pid; proxy_comm = comm
                 continue
-            if "/echo" in rest: d.setdefault("prod_exec", t - t0)
+            # The producer's exec: its binary, in a process other than the proxy's first (the
+            # relay variant is ptybench too).
+            if pid != pid0 and rest.split()[0].endswith("/" + os.path.basename(PROD_CMD.split()[0])):
+                d.setdefault("prod_exec", t - t0); d.setdefault("prod_pid", pid)
             continue
         if t0 is None: continue
         if ev == "sched_process_fork" and pid == pid0: d.setdefault("spawn", t - t0)
-        elif ev == "sys_write" and comm == "echo": d.setdefault("prod_write", t - t0)
+        elif ev == "sys_write" and pid == d.get("prod_pid"): d.setdefault("prod_write", t - t0)
         elif ev == "sys_read" and pid == me and int(rest[4:rest.index(",")], 0) == mfd and "prod_write" in d:
             d["out"] = t - t0  # the last read: the one that returned the payload
     if cur: st.append(tuple(cur))
