@@ -9,7 +9,15 @@
 // instructions in every process blaude starts, the exec shim's included; a CPUID traps to the
 // hypervisor in a VM (~12 us each on the CI machine's): ~0.25 ms per start (docs/PERFORMANCE.md).
 #if defined(__GLIBC__) && __has_include(<sys/platform/x86.h>)
+// glibc 2.36's header spells C's _Bool, which clang's C++ does not take (g++ does); bool is the
+// same type in the ABI.
+#if defined(__clang__)
+#define _Bool bool
 #include <sys/platform/x86.h>
+#undef _Bool
+#else
+#include <sys/platform/x86.h>
+#endif
 #define BLAUDE_SKIM_GLIBC_CPU 1
 #endif
 #endif
