@@ -32,7 +32,7 @@ producer = None
 if "--producer" in args:
     i = args.index("--producer"); producer = os.path.abspath(args[i + 1]); del args[i:i + 2]
 if len(args) < 2 or any("=" not in a or "{}" not in a for a in args[1:]):
-    sys.exit("usage: ttfo_trace.py [--stacks] RUNS NAME='COMMAND WITH {}' ...  ({} is the producer)")
+    sys.exit("usage: ttfo_trace.py [--stacks] [--producer PTYBENCH] RUNS NAME='COMMAND WITH {}' ...  ({} is the producer)")
 runs = int(args[0])
 variants = [(a.split("=", 1)[0], a.split("=", 1)[1]) for a in args[1:]]
 if not os.path.isdir(T + "/instances"):

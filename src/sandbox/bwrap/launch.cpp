@@ -37,11 +37,11 @@ PreparedLaunch prepare_launch(const LaunchPlan& plan) {
   if (!plan.checks.empty()) {
     UniqueFd fd = memfd_with("blaude-checks", format_check_lines(record_checks(plan.checks)));
     auto end = std::find(argv.begin() + (argv.empty() ? 0 : 1), argv.end(), std::string("--"));
-    std::vector<std::string> ops{"--file", std::to_string(fd.get()), kChecksFile, "--setenv", kChecksEnv, kChecksFile};
+    std::vector<std::string> ops{"--dir", "/run/blaude", "--file", std::to_string(fd.get()), kChecksFile,
+                                 "--setenv", kChecksEnv, kChecksFile};
     // The gate's options (or the held binds') make the dir already: no second op (start-up, issue 12).
-    const std::string dir[] = {"--dir", "/run/blaude"};
-    if (std::search(argv.begin(), end, std::begin(dir), std::end(dir)) == end) ops.insert(ops.begin(), std::begin(dir), std::end(dir));
-    argv.insert(end, ops.begin(), ops.end());
+    auto from = std::search(argv.begin(), end, ops.begin(), ops.begin() + 2) == end ? ops.begin() : ops.begin() + 2;
+    argv.insert(end, from, ops.end());
     out.keep_fds.push_back(fd.get());
     out.fds.push_back(std::move(fd));
   }
