@@ -44,9 +44,10 @@ asciinema::RecorderEnv recorder_env(const HostEnv& host) {
 // own process group (app/shim_isolation.hpp); nullopt if the argv has no shim.
 std::optional<std::vector<std::string>> shim_on_pty(const std::vector<std::string>& argv) {
   for (size_t i = 0; i + 1 < argv.size(); ++i) {
-    if (argv[i] != sandbox::kSandboxSelf || argv[i + 1] != kExecShim) continue;
+    const bool self = argv[i] == sandbox::kSandboxSelf && argv[i + 1] == kExecShim;
+    if (!self && (argv[i] != sandbox::kSandboxShim || argv[i + 1] != sandbox::kShimVerb)) continue;
     std::vector<std::string> v = argv;
-    v[i + 1] = kExecShimOnPty;
+    v[i + 1] = self ? kExecShimOnPty : sandbox::kShimVerbOnPty;
     return v;
   }
   return std::nullopt;

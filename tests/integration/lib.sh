@@ -11,8 +11,16 @@ chmod 755 "$T_DIR"
 # make the binary unreachable for that user, so use a copy in the test's own dir then.
 if [ "$(id -u)" = 0 ] && ! setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$BLAUDE" 2>/dev/null; then
   mkdir -p "$T_DIR/.bin" && cp "$BLAUDE" "$T_DIR/.bin/blaude" && chmod 755 "$T_DIR/.bin" "$T_DIR/.bin/blaude"
+  # and the exec shim beside it, where blaude looks for it (src/shim_main.cpp)
+  if [ -e "$(dirname "$BLAUDE")/blaude-exec" ]; then
+    cp "$(dirname "$BLAUDE")/blaude-exec" "$T_DIR/.bin/blaude-exec" && chmod 755 "$T_DIR/.bin/blaude-exec"
+  fi
   BLAUDE="$T_DIR/.bin/blaude"
 fi
+# The exec shim as bwrap starts the command on Linux: blaude-exec, which the build puts beside
+# blaude (src/shim_main.cpp, sandbox/request.hpp). Without it blaude's own binary is the shim
+# (`/run/blaude/blaude __exec`; test_self_exe checks both).
+SHIM="/run/blaude/exec __exec@1"
 T_SOCK="blaude-${T_NAME}-$$"
 T_FAILS=0
 T_CHECKS=0

@@ -63,8 +63,8 @@ done
 # Control: bwrap started on the command directly (the --dry-run command without the shim) turns
 # the same failure into its own exit 1, which is what the shim is for.
 nob --clear-tmp --dry-run --exec no-such-command-xyz
-grep -v '^mkdir\|^(umask' "$T_DIR/out" | grep -v '^blaude:' | sed 's| /run/blaude/blaude __exec | |' >"$T_DIR/noshim.sh"
-check "the dry run shows the shim" grep -q '/run/blaude/blaude __exec no-such-command-xyz' "$T_DIR/out"
+grep -v '^mkdir\|^(umask' "$T_DIR/out" | grep -v '^blaude:' | sed "s| $SHIM | |" >"$T_DIR/noshim.sh"
+check "the dry run shows the shim" grep -qF "$SHIM no-such-command-xyz" "$T_DIR/out"
 chmod 644 "$T_DIR/noshim.sh"
 set +e
 (cd "$WS" && env -i HOME="$H" PATH=/usr/bin:/bin setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \

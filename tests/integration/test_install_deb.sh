@@ -23,7 +23,7 @@ check "Depends names bubblewrap" grep -Eq '^Depends: (.*, )?bubblewrap(,|$)' "$T
 check "... and libc6 (from dpkg-shlibdeps; nothing else is linked dynamically)" grep -Eq '^Depends: .*libc6' "$T_DIR/control"
 check "Recommends: xclip | xsel | wl-clipboard" grep -qx 'Recommends: xclip | xsel | wl-clipboard' "$T_DIR/control"
 dpkg-deb -c "$DEB" | awk '{print $6}' >"$T_DIR/files"
-for f in ./usr/bin/blaude ./usr/share/man/man1/blaude.1.gz ./usr/share/bash-completion/completions/blaude \
+for f in ./usr/bin/blaude ./usr/libexec/blaude/blaude-exec ./usr/share/man/man1/blaude.1.gz ./usr/share/bash-completion/completions/blaude \
          ./usr/share/zsh/vendor-completions/_blaude ./usr/share/fish/vendor_completions.d/blaude.fish \
          ./usr/share/doc/blaude/copyright ./usr/share/doc/blaude/changelog.gz; do
   check "the .deb holds $f" grep -qx -- "$f" "$T_DIR/files"
@@ -71,6 +71,13 @@ mkdir -p /tmp/h && chown 65534:65534 /tmp/h
 cd /tmp/h && env -i HOME=/tmp/h PATH="$CLAUDE_DIR:/usr/bin:/bin" setpriv --reuid=65534 --regid=65534 --clear-groups \
   blaude doctor; echo "doctor_rc=$?"
 man -w blaude; echo "man_rc=$?"
+# The packaged exec shim: the installed blaude binds it, and a command runs through it.
+mkdir -p /tmp/w && chown 65534:65534 /tmp/w
+cd /tmp/w && env -i HOME=/tmp/h PATH=/usr/bin:/bin setpriv --reuid=65534 --regid=65534 --clear-groups \
+  blaude --no-clipboard --dry-run --exec true 2>&1 | grep -qF -- '--ro-bind /usr/libexec/blaude/blaude-exec /run/blaude/exec' &&
+  echo "shim-bound=yes"
+cd /tmp/w && env -i HOME=/tmp/h PATH=/usr/bin:/bin setpriv --reuid=65534 --regid=65534 --clear-groups \
+  blaude --no-clipboard --exec sh -c 'echo "sandboxed-run=$((40+2))"' </dev/null; echo "run_rc=$?"
 dpkg -r blaude >/dev/null; echo "remove_rc=$?"
 echo "after-remove=$(test -e /usr/bin/blaude && echo yes || echo no)"
 NS
@@ -84,6 +91,8 @@ check "... names the version and the revision" grep -Eq '^blaude [0-9.]+ \(git [
 check_eq "installed blaude doctor: exit 0" 0 "$(val doctor_rc)"
 check "... found bwrap" grep -q '^OK   bwrap: ' "$T_DIR/dpkg.out"
 check "... and bwrap can create a sandbox as the user" grep -q '^OK   user namespaces' "$T_DIR/dpkg.out"
+check_eq "the installed blaude binds the packaged shim (/usr/libexec/blaude/blaude-exec)" yes "$(val shim-bound)"
+check_eq "... and a sandboxed command runs through it" "0 42" "$(val run_rc) $(val sandboxed-run)"
 check "man finds the installed page" grep -qx '/usr/share/man/man1/blaude.1.gz' "$T_DIR/dpkg.out"
 check_eq "dpkg -r: exit 0, and /usr/bin/blaude is gone" "0 no" "$(val remove_rc) $(val after-remove)"
 check "the host's own dpkg database was never changed" not sh -c 'dpkg-query -W blaude >/dev/null 2>&1'

@@ -16,7 +16,7 @@ mk() { make --no-print-directory -C "$BLAUDE_SRC" BUILD="$BLAUDE_BUILD" "$@"; }
 STAGE="$T_DIR/stage"
 mk install DESTDIR="$STAGE" PREFIX=/usr/local >"$T_DIR/install.out" 2>&1 || { fail "make install DESTDIR"; cat "$T_DIR/install.out"; finish; }
 P="$STAGE/usr/local"
-for f in bin/blaude share/man/man1/blaude.1.gz share/bash-completion/completions/blaude \
+for f in bin/blaude libexec/blaude/blaude-exec share/man/man1/blaude.1.gz share/bash-completion/completions/blaude \
          share/zsh/site-functions/_blaude share/fish/vendor_completions.d/blaude.fish share/doc/blaude/copyright \
          share/doc/blaude/changelog.gz; do
   check "DESTDIR install: $f" test -f "$P/$f"
@@ -45,6 +45,23 @@ check "no CPUID probe at start in the binary ($cpuid_syms)" \
   not sh -c "nm '$BLAUDE_BUILD/release/blaude.debug' | grep -Eq ' ($cpuid_syms)\$'"
 check "control: the check finds libgcc's in the unit tests (skim_test links it)" \
   sh -c "nm '$BLAUDE_BUILD/tests/unit_tests' | grep -Eq ' ($cpuid_syms)\$'"
+
+# The exec shim (src/shim_main.cpp): stripped, static where the libc has a static archive (no
+# loader to map, no libc to relocate at each sandboxed start), and the one the installed blaude
+# binds (found in PREFIX/libexec/blaude, sandbox/bwrap/host_facts_seed.cpp).
+S="$P/libexec/blaude/blaude-exec"
+check "the exec shim is executable" test -x "$S"
+check "... stripped" not sh -c "readelf -S '$S' | grep -q '\.symtab'"
+if grep -q '^BLAUDE_SANITIZE:BOOL=ON' "$BLAUDE_BUILD/CMakeCache.txt" 2>/dev/null; then
+  log "static link not checked: $BLAUDE_BUILD is a sanitizer build (ASan needs the dynamic runtime)"
+else
+  check "... static: no program interpreter" not sh -c "readelf -lW '$S' | grep -q 'INTERP'"
+  check "control: blaude itself has one (the check sees it)" sh -c "readelf -lW '$B' | grep -q 'INTERP'"
+fi
+mkdir -p "$T_DIR/ws"
+(cd "$T_DIR/ws" && "$B" --dry-run --exec true) >"$T_DIR/dry" 2>&1 || true
+check "the installed blaude binds the installed shim" grep -qF -- "--ro-bind $S /run/blaude/exec" "$T_DIR/dry"
+check "... and starts the command through it" grep -qF -- "-- $SHIM true" "$T_DIR/dry"
 
 # --- --version: the version and the git revision it was built from ---------------------------
 rev=$(git -C "$BLAUDE_SRC" rev-parse --short=12 HEAD)
@@ -145,7 +162,7 @@ mk install PREFIX="$PFX" >"$T_DIR/install2.out" 2>&1 || { fail "make install PRE
 check_eq "PREFIX install: the binary runs from there" "$(cat "$T_DIR/version")" "$("$PFX/bin/blaude" --version 2>&1)"
 check "... and the completions are there" test -f "$PFX/share/fish/vendor_completions.d/blaude.fish"
 mk uninstall >"$T_DIR/uninstall.out" 2>&1 || { fail "make uninstall"; cat "$T_DIR/uninstall.out"; }
-check_eq "make uninstall removed 7 files" 1 "$(grep -c 'uninstalled 7 files' "$T_DIR/uninstall.out")"
+check_eq "make uninstall removed 8 files" 1 "$(grep -c 'uninstalled 8 files' "$T_DIR/uninstall.out")"
 (cd "$PFX" && find . -type f | sort) >"$T_DIR/after"
 check_eq "after uninstall exactly the files that were there before remain" "$(cat "$T_DIR/before")" "$(cat "$T_DIR/after")"
 check "... the user's own files in the prefix are untouched" grep -qx mine "$PFX/bin/other-tool"

@@ -21,7 +21,7 @@ check "--dry-run prints the bwrap command" grep -q '^/usr/bin/bwrap \\$' <<<"$ou
 check "one option group per line" grep -q "^  --ro-bind /usr /usr \\\\$" <<<"$out"
 check "the protected config is in the plan" grep -q "^  --ro-bind .*s dir/.git/config' /workspaces/my_proj_s_dir/.git/config \\\\$" <<<"$out"
 # The command starts through blaude's exec shim (exit 127/126 for a missing/unrunnable CMD).
-check "the command comes last" grep -q "^  -- /run/blaude/blaude __exec printf '%s|' 'it'\\\\''s' 'a b'$" <<<"$out"
+check "the command comes last" grep -q "^  -- $SHIM printf '%s|' 'it'\\\\''s' 'a b'$" <<<"$out"
 
 # The printed command runs as printed (and its quoting survives a shell).
 ran=$(cd "$WS" && env -i HOME="$H" PATH=/usr/bin:/bin setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "$out" 2>&1 </dev/null)
@@ -42,7 +42,7 @@ out=$(cl --dry-run -p hi 2>"$T_DIR/err") && rc=0 || rc=$?
 after=$(find "$H" "$WS" -printf '%p %s %T@\n' | sort)
 check_eq "--dry-run of claude with a new policy: exit 0 (nothing asked)" 0 "$rc"
 check "--dry-run of claude: the plan runs claude with the skip flag" \
-  grep -q "^  -- /run/blaude/blaude __exec claude --dangerously-skip-permissions -p hi$" <<<"$out"
+  grep -q "^  -- $SHIM claude --dangerously-skip-permissions -p hi$" <<<"$out"
 check_eq "--dry-run of claude with a new policy changes nothing in HOME or the workspace" "$before" "$after"
 
 # Control: a real run does leave state (so the no-change checks above could fail).

@@ -42,7 +42,7 @@ for form in rel abs; do
   got=$(nob_etc "$T_DIR/etc-$form" "$BLAUDE" --clear-tmp --exec cat /etc/resolv.conf 2>>"$T_DIR/sb.err")
   check_eq "$form resolv.conf link resolves in the sandbox" "$want" "$got"
   printed=$(nob_etc "$T_DIR/etc-$form" "$BLAUDE" --clear-tmp --dry-run --exec cat /etc/resolv.conf 2>/dev/null)
-  check "$form: --dry-run feeds the data through a here-document" grep -q "^  -- /run/blaude/blaude __exec cat /etc/resolv.conf 3<<'BLAUDE_DATA_3'\$" <<<"$printed"
+  check "$form: --dry-run feeds the data through a here-document" grep -q "^  -- $SHIM cat /etc/resolv.conf 3<<'BLAUDE_DATA_3'\$" <<<"$printed"
   check "$form: no unresolved placeholder is printed" not grep -q '@fd:' <<<"$printed"
   ran=$(nob_etc "$T_DIR/etc-$form" sh -c "$printed" 2>&1)
   check_eq "$form: the printed command runs in sh as printed" "$want" "$ran"

@@ -226,6 +226,8 @@ struct HostFacts {
   std::string self_exe;           // blaude's own binary (the in-sandbox exec shim); "" if unusable
   std::string self_exe_problem;   // why the probe found it unusable ("" when it did not look, as in
                                   // unit tests' facts): the planner refuses, it never runs unshimmed
+  std::string shim_exe;           // blaude-exec beside self_exe (canonical), "" if none: the shim
+                                  // runs as its own program then (request.hpp, kSandboxShim)
   bool claude_mem_plugin = false; // the claude-mem plugin is installed (the seed's three checks)
   // host_facts_claude.cpp: the files the user's and the project's Claude settings name as
   // programs (hooks, statusLine, apiKeyHelper, ...: common/claude_keys.hpp) that exist, as

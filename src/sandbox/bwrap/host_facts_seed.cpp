@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "common/file_io.hpp"
 #include "common/self_exe.hpp"
@@ -35,6 +36,19 @@ std::string probe_self_exe(std::string& problem) {
     return {};
   }
   return p;
+}
+
+// The static exec shim installed with this blaude (request.hpp, kShimName): beside the binary
+// (the build tree) or in PREFIX/libexec/blaude (make install, the packages), as the canonical
+// path of a regular executable file; "" when neither is there.
+std::string probe_shim_exe(const std::string& self) {
+  if (self.empty()) return {};
+  const std::string dir = dirname_of(self);
+  for (const std::string& c : {join(dir, kShimName), join(dirname_of(dir), std::string("libexec/blaude/") + kShimName)}) {
+    char real[PATH_MAX];
+    if (::realpath(c.c_str(), real) && is_executable_file(real)) return real;
+  }
+  return {};
 }
 
 }  // namespace
@@ -77,6 +91,7 @@ std::string probe_ssh_agent_dir(const std::string& sock, uid_t uid, const std::v
 
 void probe_seed_extras(HostFacts& f, const std::string& config_dir) {
   f.self_exe = probe_self_exe(f.self_exe_problem);
+  f.shim_exe = probe_shim_exe(f.self_exe);
   f.claude_mem_plugin = probe_claude_mem(config_dir);
   const std::string runtime = "/run/user/" + std::to_string(f.uid);
   f.ssh_agent_dir = probe_ssh_agent_dir(f.env_or("SSH_AUTH_SOCK"), f.uid,

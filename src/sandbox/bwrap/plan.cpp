@@ -497,7 +497,7 @@ LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList
   const std::vector<std::string> command = detail::shimmed(b, req.command, !req.proxy);
   enforce_mount_order(b);
   detail::add_held_binds(b);
-  detail::add_mount_checks(b, !command.empty() && command[0] == kSandboxSelf);
+  detail::add_mount_checks(b, !command.empty() && (command[0] == kSandboxSelf || command[0] == kSandboxShim));
   detail::add_wsl_warning(b);
   b.add({"--"});
   // Proxy mode: the relay starts first and execs the shim, which execs the command.

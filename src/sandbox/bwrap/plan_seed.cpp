@@ -52,8 +52,12 @@ std::vector<std::string> shimmed(Builder& b, const std::vector<std::string>& com
     throw PlanError(b.f.self_exe_problem,
                     "Run blaude again by its full path (after an upgrade, the new binary); nothing was started.");
   if (b.f.self_exe.empty() || command.empty()) return command;
-  if (bind_self) b.ro(b.f.self_exe, kSandboxSelf);
-  std::vector<std::string> argv{kSandboxSelf, kExecShim};
+  // The static shim when it is installed; proxy mode's relay runs the shim in its own process
+  // (blaude's binary, bound by the proxy's arguments), so it keeps blaude's own verb.
+  const bool own = bind_self && !b.f.shim_exe.empty();
+  if (own) b.ro(b.f.shim_exe, kSandboxShim);
+  else if (bind_self) b.ro(b.f.self_exe, kSandboxSelf);
+  std::vector<std::string> argv{own ? kSandboxShim : kSandboxSelf, own ? kShimVerb : kExecShim};
   argv.insert(argv.end(), command.begin(), command.end());
   return argv;
 }

@@ -45,7 +45,7 @@ bool checkable_source(const Builder& b, const std::string& src) {
   if (src.empty() || src[0] != '/' || src == "/dev/null") return false;
   for (const auto& o : b.p.confine.overlays)
     if (is_under(src, o)) return false;
-  if (src == b.f.cwd || src == b.f.self_exe || b.f.ws.ids.count(src)) return true;
+  if (src == b.f.cwd || src == b.f.self_exe || src == b.f.shim_exe || b.f.ws.ids.count(src)) return true;
   for (const auto& m : b.f.mounts)
     if (m.real == src && m.lkind != Kind::Symlink) return true;
   auto it = b.f.paths.find(src);

@@ -116,6 +116,26 @@ TEST_CASE("the command starts through the exec shim when blaude's binary is know
   CHECK(find(a, {"--", kSandboxSelf, kExecShim, "claude", "--dangerously-skip-permissions"}) == long(a.size()) - 5);
 }
 
+TEST_CASE("the static exec shim, where it is installed, starts the command instead of blaude", "[sandbox]") {
+  auto f = typical_host();
+  f.self_exe = "/home/u/.local/bin/blaude";
+  f.shim_exe = "/home/u/.local/libexec/blaude/blaude-exec";
+  auto a = plan(SandboxRequest{}, f).argv;
+  CHECK(has(a, {"--ro-bind", f.shim_exe, kSandboxShim}));
+  CHECK(find(a, {"--", kSandboxShim, kShimVerb, "claude", "--dangerously-skip-permissions"}) == long(a.size()) - 5);
+  CHECK(find(a, {kSandboxSelf}) < 0);  // blaude's own binary is not bound then
+  // The checks file comes with it: the shim verifies bwrap's by-path mounts as blaude's does.
+  CHECK(!plan(SandboxRequest{}, f).checks.empty());
+  // Proxy mode: the relay (blaude's binary, bound by the proxy's arguments) runs the shim in its
+  // own process, with blaude's verb, and no blaude-exec is bound.
+  SandboxRequest px;
+  px.proxy = NetworkProxy{{"--unshare-net", "--dir", "/run/blaude", "--ro-bind", f.self_exe, kSandboxSelf},
+                          {kSandboxSelf, "__net-relay", "--"}};
+  a = plan(px, f).argv;
+  CHECK(find(a, {"--", kSandboxSelf, kExecShim, "claude"}) >= 0);
+  CHECK(find(a, {kSandboxShim}) < 0);
+}
+
 TEST_CASE("a probe that could not find blaude's binary refuses: the command never runs unshimmed", "[sandbox]") {
   auto f = typical_host();
   f.self_exe_problem = "blaude cannot find its own binary";
