@@ -29,6 +29,8 @@ T=$(mktemp -d /tmp/blaude-scale.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 chmod 755 "$T"
 install -m 755 "$BUILD/blaude" "$T/blaude"
+# and its exec shim beside it, where blaude finds it (without it blaude is its own, slower, shim)
+[ ! -e "$BUILD/blaude-exec" ] || install -m 755 "$BUILD/blaude-exec" "$T/blaude-exec"
 [ -z "${BASELINE:-}" ] || install -m 755 "$BASELINE" "$T/baseline"
 mkdir -p "$T/home/.claude"
 OVERLAY=${BLAUDE_BWRAP_OVERLAY:-/var/cache/blaude-test/bwrap-overlay/bin/bwrap}

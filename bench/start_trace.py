@@ -49,7 +49,7 @@ def parse(txt, binary):
                 blaude = pid; pids.add(pid); t["start"] = ts; continue
             if pid not in pids: continue
             if fn.endswith("bwrap"): bwrap = pid; first("bwrap_exec", ts)
-            elif fn == "/run/blaude/blaude": shim = pid; first("shim_exec", ts)
+            elif fn in ("/run/blaude/blaude", "/run/blaude/exec"): shim = pid; first("shim_exec", ts)
             elif fn.endswith("/true"): first("cmd_exec", ts)
         elif name == "sched_process_fork":
             m = re.search(r"pid=(\d+) .*child_pid=(\d+)", rest)
