@@ -28,14 +28,15 @@ struct NetworkProxy {
 // does outside (app/exec_shim.hpp). The net relay uses the same path.
 inline constexpr const char* kSandboxSelf = "/run/blaude/blaude";
 inline constexpr const char* kExecShim = "__exec";
-// The same shim as a program of its own (src/shim_main.cpp, installed beside blaude as
-// kShimName): statically linked, so its start inside the sandbox loads no libc and applies no
-// relocations, ~1 ms less per sandboxed start on a VM whose page faults are dear (issue 12).
-// bwrap starts it as `kSandboxShim kShimVerb CMD ARGS...`. The verb carries the protocol: the
-// argv, the environment and the mount-checks file the shim reads (mount_checks.hpp). Bump
-// kShimProtocol whenever any of them changes: a blaude-exec from another build then refuses to
-// run anything (fails closed) instead of misreading the checks. Where no blaude-exec is found
-// beside blaude, blaude's own binary is the shim, as before.
+// The same shim as a program of its own (src/shim_main.cpp, kShimName, installed beside blaude
+// or in PREFIX/libexec/blaude): linked statically where the libc allows, so its start inside the
+// sandbox loads no libc and applies no relocations, ~1 ms less per sandboxed start on a VM whose
+// page faults are dear (issue 12). bwrap starts it as `kSandboxShim kShimVerb CMD ARGS...`. The
+// number after '@' is the protocol: the argv, the environment and the mount-checks file the shim
+// reads (mount_checks.hpp; mount_checks_test.cpp holds protocol 1's record byte for byte). Bump it
+// in both verbs whenever any of them changes: a blaude-exec from another build then refuses to run
+// anything (fails closed) instead of misreading the checks. Where no blaude-exec is found, blaude's
+// own binary is the shim, as before.
 inline constexpr const char* kSandboxShim = "/run/blaude/exec";
 inline constexpr const char* kShimName = "blaude-exec";
 inline constexpr const char* kShimVerb = "__exec@1";

@@ -13,6 +13,7 @@
 #include "fake_host.hpp"
 #include "sandbox/bwrap/held.hpp"
 #include "sandbox/bwrap/mount_checks.hpp"
+#include "sandbox/request.hpp"
 
 using namespace blaude;
 using namespace blaude::sandbox;
@@ -40,6 +41,21 @@ TEST_CASE("mount checks: the record round-trips, anything else is refused", "[sa
   for (std::string bad : {std::string("B 1 2 0 /x"), std::string("X 1 2 0 /x\0", 11), std::string("B 1 2 2 /x\0", 11),
                           std::string("B 1 -2 0 /x\0", 12), std::string("B 1 2 0 x\0", 10), std::string("B 1 2 0 \0", 9)})
     CHECK_FALSE(parse_check_lines(bad));
+}
+
+// blaude-exec (src/shim_main.cpp) may come from another build than the blaude that starts it; the
+// protocol number in its verb (sandbox/request.hpp) is what keeps the two from misreading each
+// other. This is the record of protocol 1, byte for byte, with the environment variable that
+// turns the checks on. If this fails, the format changed: bump the number after '@' in kShimVerb
+// and kShimVerbOnPty, then update the expectation here.
+TEST_CASE("mount checks: the record is the shim protocol's, byte for byte", "[sandbox][mount_checks]") {
+  std::vector<CheckLine> v{{MountCheck::Kind::Bind, 65024, 12, true, "/workspaces/a"},
+                           {MountCheck::Kind::Tmpfs, 0, 0, false, "/tmp/.X11-unix"}};
+  CHECK(format_check_lines(v) == std::string("B 65024 12 1 /workspaces/a\0T 0 0 0 /tmp/.X11-unix\0", 50));
+  CHECK(std::string(kChecksEnv) == "BLAUDE_MOUNT_CHECKS");
+  CHECK(std::string(kChecksFile) == "/run/blaude/checks");
+  CHECK(std::string(kShimVerb) == "__exec@1");
+  CHECK(std::string(kShimVerbOnPty) == "__exec-pty@1");
 }
 
 TEST_CASE("mount checks: the recorded object passes, a swapped one does not", "[sandbox][mount_checks]") {
