@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sandbox/bwrap/held.hpp"
+#include "sandbox/bwrap/mount_order.hpp"
 #include "sandbox/bwrap/protect_gate.hpp"
 #include "sandbox/bwrap/protect_layout.hpp"
 
@@ -69,11 +70,27 @@ namespace {
 std::vector<std::string> with_inner_mounts_as_options(const LaunchPlan& plan,
                                                      std::vector<std::pair<std::string, std::string>>& left_out) {
   const std::vector<std::string> gate = gate_args(kInfoToken, kGateToken);
+  // The helper's /dev (InnerKind::Dev) is shown where bwrap's --dev would be, on the --tmpfs
+  // bwrap makes for it: the printed command is the same either way.
+  std::vector<InnerMount> inner;
+  bool dev = false;
+  for (const auto& m : plan.inner_mounts) {
+    if (m.kind == InnerKind::Dev) {
+      dev = true;
+    } else {
+      inner.push_back(m);
+    }
+  }
   std::vector<std::string> argv;
+  const auto steps = dev ? mount_steps(plan.argv) : std::vector<MountStep>{};
   for (size_t i = 0; i < plan.argv.size(); ++i) {
-    if (!plan.inner_mounts.empty() && plan.argv.size() - i >= gate.size() &&
+    if (dev && std::any_of(steps.begin(), steps.end(),
+                           [&](const MountStep& st) { return st.index == i && st.op == "--tmpfs" && st.dst == "/dev"; })) {
+      argv.push_back("--dev");
+      dev = false;
+    } else if (!plan.inner_mounts.empty() && plan.argv.size() - i >= gate.size() &&
         std::equal(gate.begin(), gate.end(), plan.argv.begin() + long(i))) {
-      auto opts = as_bwrap_options(expressible_as_options(argv, plan.inner_mounts, left_out));
+      auto opts = as_bwrap_options(expressible_as_options(argv, inner, left_out));
       argv.insert(argv.end(), opts.begin(), opts.end());
       i += gate.size() - 1;
     } else {
@@ -120,11 +137,16 @@ std::string format_command(const LaunchPlan& plan) {
     ++fd;
   }
   std::string out = format_command(argv);
-  if (!plan.inner_mounts.empty())
-    out = "# The last " + std::to_string(plan.inner_mounts.size()) +
+  const auto protections = size_t(std::count_if(plan.inner_mounts.begin(), plan.inner_mounts.end(),
+                                                [](const InnerMount& m) { return m.kind != InnerKind::Dev; }));
+  if (protections)
+    out = "# The last " + std::to_string(protections) +
           " mounts (the protected paths) are not bwrap's: blaude makes them itself inside the\n"
           "# sandbox's namespaces after bwrap's own mounts and before the command, each on the object\n"
           "# the probe checked (shown here as the equivalent bwrap options).\n" + pins_note(left_out) + out;
+  if (protections < plan.inner_mounts.size())
+    out = "# --dev /dev is blaude's too: bwrap mounts an empty tmpfs there, and blaude makes the same nodes,\n"
+          "# links and devpts in it (each node cloned from the host's /dev after checking it is that device).\n" + out;
   if (!plan.held.empty())
     out = "# " + std::to_string(plan.held.size()) +
           " of the binds are made from descriptors blaude opens with no symlink on the path and checks\n"

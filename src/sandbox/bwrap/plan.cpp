@@ -169,7 +169,10 @@ void add_system(Builder& b) {
   }
   b.ro("/etc");
   if (b.is_dir("/usr/share/pyenv/shims")) b.tmpfs("/usr/share/pyenv/shims");
-  b.add({"--dev", "/dev", "--proc", "/proc"});
+  // Where the protect helper runs, it makes /dev on a plain tmpfs (InnerKind::Dev): bwrap's --dev
+  // costs ~0.7 ms of every start (issue 12). Elsewhere bwrap's own --dev.
+  b.inner_dev = b.f.inner_mounts;
+  b.add({b.inner_dev ? "--tmpfs" : "--dev", "/dev", "--proc", "/proc"});
 }
 
 void add_tmp_and_run(Builder& b) {

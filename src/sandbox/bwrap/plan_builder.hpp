@@ -42,6 +42,9 @@ struct Built {
   // The user's sockets in /tmp still being scanned (HostFacts::tmp_user_sockets_pending): where
   // in `shadows` theirs go, for LaunchPlan::deferred to put them there (protect.cpp).
   std::optional<size_t> user_sockets_at = {};
+  // /dev: a --tmpfs in argv that the protect helper fills (InnerKind::Dev) instead of bwrap's
+  // --dev; settle_dev() (protect.cpp) goes back to --dev where a later mount lands below /dev.
+  bool inner_dev = false;
 };
 
 struct Builder : Built {

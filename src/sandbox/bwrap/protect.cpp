@@ -118,6 +118,14 @@ void add_shadows(Builder& b, std::vector<InnerMount> protections) {
     if (!hidden) mounts.push_back(std::move(m));
   }
   mounts.insert(mounts.end(), b.shadows.begin(), b.shadows.end());
+  // /dev first: the shadows clone its /dev/null.
+  if (b.inner_dev) {
+    InnerMount dev;
+    dev.path = dev.host = "/dev";
+    dev.kind = InnerKind::Dev;
+    dev.why = "the sandbox's /dev (bwrap's --dev)";
+    mounts.insert(mounts.begin(), std::move(dev));
+  }
   if (mounts.empty()) return;
   for (auto& a : gate_args(kInfoToken, kGateToken)) b.p.argv.push_back(a);
   b.p.inner_mounts = std::move(mounts);
@@ -133,9 +141,28 @@ void defer_protections(Builder& b) {
   b.p.deferred = std::make_shared<DeferredProtect>(std::move(s));
 }
 
+// The helper fills /dev after every bwrap mount: a mount of bwrap's below /dev would end up
+// under the helper's nodes, so then bwrap makes /dev itself (--dev) as before.
+void settle_dev(Builder& b) {
+  if (!b.inner_dev) return;
+  const auto steps = mount_steps(b.p.argv);
+  const MountStep* dev = nullptr;
+  for (const auto& st : steps) {
+    if (st.op == "--tmpfs" && st.dst == "/dev" && !dev) {
+      dev = &st;
+    } else if (dev && is_under(st.dst, "/dev")) {
+      b.p.argv[dev->index] = "--dev";
+      b.inner_dev = false;
+      return;
+    }
+  }
+  if (!dev) b.inner_dev = false;  // (not reached: add_system puts it there)
+}
+
 }  // namespace
 
 void add_protections(Builder& b) {
+  settle_dev(b);
   if (b.f.ws_pending && b.f.inner_mounts) return defer_protections(b);
   lay_out_protections(b);
 }

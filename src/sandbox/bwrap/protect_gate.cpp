@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -94,6 +95,10 @@ struct Helper {
   // Dirs this run created (the same host dir shows at every alias of the workspace).
   Identity made[1024];
   size_t n_made = 0;
+  // bwrap's stdout when it is a terminal (bwrap's --dev binds it at /dev/console): its path on
+  // the host and its device, read before entering the namespaces.
+  char tty[PATH_MAX] = {};
+  dev_t tty_rdev = 0;
 
   [[noreturn]] void finish(Line& l, bool ok) {
     l << "\n";
@@ -157,8 +162,29 @@ struct Helper {
     return fd;
   }
 
+  // What bwrap's --dev would bind at /dev/console: its stdout (the same in its child), if a tty.
+  void find_tty() {
+    Line p;
+    p << "/proc/" << (unsigned long long)child << "/fd/1";
+    p.buf[p.n] = 0;
+    int fd = ::open(p.buf, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st;
+    if (::isatty(fd) && ::fstat(fd, &st) == 0 && S_ISCHR(st.st_mode)) {
+      ssize_t n = ::readlink(p.buf, tty, sizeof tty - 1);
+      if (n > 5 && ::memcmp(tty, "/dev/", 5) == 0) {
+        tty[n] = 0;
+        tty_rdev = st.st_rdev;
+      } else {
+        tty[0] = 0;
+      }
+    }
+    ::close(fd);
+  }
+
   void enter() {
     int user = open_proc("ns/user", O_RDONLY), mnt = open_proc("ns/mnt", O_RDONLY);
+    if (needs_dev()) find_tty();
     // Writable again = bwrap has read the pre-filled gate: every op before it is done. Its root
     // only then: bwrap pivots into its setup root after the clone.
     if (!wait_for(gate_w, POLLOUT)) fail("bwrap did not reach the protection step", nullptr, 0);
@@ -289,8 +315,96 @@ struct Helper {
     ::close(fs);
   }
 
+  bool needs_dev() const {
+    for (const auto& m : mounts)
+      if (m.kind == InnerKind::Dev) return true;
+    return false;
+  }
+
+  // A host object under bwrap's old root ("oldroot" + host path), no symlink on the way.
+  int host_object(const char* host, char* rel) {
+    size_t n = ::strlen(host);
+    if (n + 8 >= PATH_MAX || host[0] != '/') return -1;
+    ::memcpy(rel, "oldroot", 7);
+    ::memcpy(rel + 7, host, n + 1);
+    struct open_how how = {};
+    how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    return int(::syscall(SYS_openat2, root, rel, &how, sizeof how));
+  }
+
+  // The host's device node `src` (checked: a character device `rdev`) bound on a new file `name`
+  // in `dir`, as bwrap's --dev binds them: nosuid, devices allowed.
+  void bind_node(int dir, const char* name, const char* src, dev_t rdev) {
+    char rel[PATH_MAX];
+    int s = host_object(src, rel);
+    if (s < 0) fail("cannot open", src, errno);
+    struct stat st;
+    if (::fstat(s, &st) != 0 || !S_ISCHR(st.st_mode) || st.st_rdev != rdev) fail("not the expected device:", src, 0);
+    int f = ::openat(dir, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (f < 0) fail("cannot create in /dev:", name, errno);
+    ::close(f);
+    int to = ::openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (to < 0) fail("cannot open in /dev:", name, errno);
+    int t = int(::syscall(SYS_open_tree, s, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH));
+    if (t < 0) fail("cannot clone", src, errno);
+    struct mount_attr a = {};
+    a.attr_set = MOUNT_ATTR_NOSUID;
+    if (::syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH, &a, sizeof a) != 0) fail("cannot set mount flags in /dev on", name, errno);
+    if (::syscall(SYS_move_mount, t, "", to, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+      fail("cannot mount in /dev on", name, errno);
+    ::close(t);
+    ::close(to);
+    ::close(s);
+  }
+
+  // bwrap's --dev, on the empty tmpfs bwrap mounted at `path`: the same six device nodes, the
+  // links, shm, a new devpts instance (its ptmx 0666) and, when bwrap's stdout is a terminal,
+  // that terminal at console. In bwrap's first user namespace, which maps the user's own uid:
+  // devpts needs no root mapping this way, so bwrap needs no second user namespace either.
+  void make_dev(const char* path) {
+    char rel[PATH_MAX];
+    int dir = resolve(path, rel);
+    if (dir < 0) fail("cannot open", path, errno);
+    struct stat st;
+    if (::fstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) fail("not a directory:", path, 0);
+    static const struct {
+      const char* name;
+      const char* host;
+      unsigned major, minor;
+    } nodes[] = {{"null", "/dev/null", 1, 3},    {"zero", "/dev/zero", 1, 5},       {"full", "/dev/full", 1, 7},
+                 {"random", "/dev/random", 1, 8}, {"urandom", "/dev/urandom", 1, 9}, {"tty", "/dev/tty", 5, 0}};
+    for (const auto& n : nodes) bind_node(dir, n.name, n.host, makedev(n.major, n.minor));
+    static const char* const links[][2] = {{"stdin", "/proc/self/fd/0"}, {"stdout", "/proc/self/fd/1"},
+                                           {"stderr", "/proc/self/fd/2"}, {"fd", "/proc/self/fd"},
+                                           {"core", "/proc/kcore"},       {"ptmx", "pts/ptmx"}};
+    for (const auto& l : links)
+      if (::symlinkat(l[1], dir, l[0]) != 0) fail("cannot make the link in /dev:", l[0], errno);
+    if (::mkdirat(dir, "shm", 0755) != 0) fail("cannot create in /dev:", "shm", errno);
+    if (::mkdirat(dir, "pts", 0755) != 0) fail("cannot create in /dev:", "pts", errno);
+    int pts = ::openat(dir, "pts", O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+    if (pts < 0) fail("cannot open in /dev:", "pts", errno);
+    int fs = int(::syscall(SYS_fsopen, "devpts", FSOPEN_CLOEXEC));
+    if (fs < 0) fail("cannot make a devpts for", "/dev/pts", errno);
+    if (::syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "source", "devpts", 0) != 0 ||
+        ::syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "ptmxmode", "0666", 0) != 0 ||
+        ::syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "620", 0) != 0 ||
+        ::syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) != 0)
+      fail("cannot make a devpts for", "/dev/pts", errno);
+    int m = int(::syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC));
+    if (m < 0) fail("cannot make a devpts for", "/dev/pts", errno);
+    if (::syscall(SYS_move_mount, m, "", pts, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+      fail("cannot mount on", "/dev/pts", errno);
+    ::close(m);
+    ::close(fs);
+    ::close(pts);
+    if (tty[0]) bind_node(dir, "console", tty, tty_rdev);
+    ::close(dir);
+  }
+
   void apply(const InnerMount& m) {
     const char* path = m.path.c_str();
+    if (m.kind == InnerKind::Dev) return make_dev(path);
     if (m.kind == InnerKind::EmptyDir) return empty_dir(path, &m.id);
     char rel[PATH_MAX];
     int fd = resolve(path, rel);

@@ -520,3 +520,61 @@ TEST_CASE("--dry-run formatting is shell-quoted, one group per line", "[sandbox]
         "bwrap \\\n  --unshare-pid \\\n  --ro-bind '/a b' '/a b' \\\n  --overlay-src /x --tmp-overlay /y \\\n"
         "  --setenv K 'v'\\''q' \\\n  -- sh -c 'echo hi'\n");
 }
+
+// Issue 12: with the protect helper, /dev is its mount (InnerKind::Dev, first: the shadows clone
+// its /dev/null) on a plain bwrap --tmpfs, not bwrap's --dev; --dry-run still prints --dev.
+TEST_CASE("/dev: the helper's where it runs, bwrap's --dev elsewhere", "[sandbox]") {
+  auto f = host();
+  f.inner_mounts = true;
+  f.tmp_socket_files = {"/tmp/dbus-abc"};
+  f.tmp_ids["/tmp/dbus-abc"] = Identity{7, 12, S_IFSOCK};
+  auto p = plan(opts(), f, inputs());
+  CHECK(has(p.argv, {"--tmpfs", "/dev", "--proc", "/proc"}));
+  CHECK_FALSE(has(p.argv, {"--dev"}));
+  REQUIRE_FALSE(p.inner_mounts.empty());
+  CHECK(p.inner_mounts.front().path == "/dev");
+  CHECK(p.inner_mounts.front().kind == InnerKind::Dev);
+  size_t devs = 0;
+  for (const auto& m : p.inner_mounts) devs += m.kind == InnerKind::Dev;
+  CHECK(devs == 1);
+  CHECK(check_inner_mounts(p.inner_mounts).empty());
+  const std::string shown = format_command(p);
+  CHECK(shown.find("\n  --dev /dev \\\n  --proc /proc \\\n") != std::string::npos);  // in its place
+  CHECK(shown.find("--tmpfs /dev ") == std::string::npos);
+  CHECK(shown.find("\n  --dev /dev") == shown.rfind("\n  --dev /dev"));  // once
+  CHECK(shown.find("# --dev /dev is blaude's too") != std::string::npos);
+
+  // Under --tmp (no protections, no shadows) the helper still runs, for /dev alone.
+  auto o = opts();
+  o.tmp = true;
+  auto f2 = host();
+  f2.inner_mounts = true;
+  p = plan(o, f2, inputs());
+  CHECK(has(p.argv, {"--tmpfs", "/dev"}));
+  REQUIRE(p.inner_mounts.size() == 1);
+  CHECK(p.inner_mounts.front().kind == InnerKind::Dev);
+  CHECK(has(p.argv, {"--file", "@fd:protect-gate", "/run/blaude/gate"}));
+  CHECK(format_command(p).find("# The last") == std::string::npos);
+
+  // No helper (setuid bwrap, old kernel): bwrap's own --dev, nothing inner for it.
+  auto g = host();
+  g.inner_mounts = false;
+  p = plan(opts(), g, inputs());
+  CHECK(has(p.argv, {"--dev", "/dev", "--proc", "/proc"}));
+  CHECK_FALSE(has(p.argv, {"--tmpfs", "/dev"}));
+  for (const auto& m : p.inner_mounts) CHECK(m.kind != InnerKind::Dev);
+
+  // A bwrap mount below /dev (a -m there) would end up under the helper's nodes: bwrap's --dev
+  // then, as before.
+  auto h = host();
+  h.inner_mounts = true;
+  put(h, "/dev/dri", Kind::Dir);
+  h.mount_paths = {"/dev/dri"};
+  h.mounts = {h.at("/dev/dri")};
+  o = opts();
+  o.mounts = {{"/dev/dri", false}};
+  p = plan(o, h, inputs());
+  CHECK(has(p.argv, {"--dev", "/dev", "--proc", "/proc"}));
+  CHECK(find(p.argv, {"--dev", "/dev"}) < find(p.argv, {"--ro-bind", "/dev/dri", "/dev/dri"}));
+  for (const auto& m : p.inner_mounts) CHECK(m.kind != InnerKind::Dev);
+}
