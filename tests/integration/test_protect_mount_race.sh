@@ -11,8 +11,12 @@
 # both forms of the protections (helper; bwrap-options = setuid bwrap / old kernels). Each launch
 # starts with the real workspace or refuses saying why; none shows the secret. The flipping is in
 # the test's own dir (not a top-level /tmp name: other sessions' probes never see it).
-# Control: the same launches with the check off (BLAUDE_MOUNT_CHECKS=off) do show the secret (tried
-# until one does, at most 20 times the launch count): the race is real and the test would notice.
+# Where the protect helper runs, the workspace's bind is its own (issue 12: it opens the source with
+# no symlink on the way, under bwrap's old root, and checks it is the dir blaude runs in); with
+# BLAUDE_LIFT_BINDS=off it is bwrap's again and the shim's check guards it: both are rounds here.
+# Control: the same launches with both off (bwrap binds by path, BLAUDE_MOUNT_CHECKS=off) do show
+# the secret (tried until one does, at most 20 times the launch count): the race is real and the
+# test would notice.
 . "$(dirname "$0")/lib.sh"
 
 command -v bwrap >/dev/null || skip "bwrap is not installed"
@@ -51,15 +55,17 @@ put_back() { if [ -L "$P" ]; then mv -T "$P" "$T_DIR/x" && mv -T "$T_DIR/p.link"
 
 inside='cat SECRET 2>/dev/null; cat /workspaces/proj/SECRET 2>/dev/null; echo END'
 # One launch from the held cwd (the real workspace, whatever its name is at the moment).
-launch() { # launch PM BWRAP [KNOB]
+launch() { # launch PM BWRAP [KNOB]: KNOB off = bwrap binds by path, unchecked (the control)
   env -i HOME="$H" PATH="$(dirname "$2"):/usr/bin:/bin" TERM=dumb BLAUDE_PROTECT_MOUNTS="$1" BLAUDE_MOUNT_CHECKS="${3:-}" \
+    BLAUDE_LIFT_BINDS="${3:-$LIFT}" \
     setpriv --reuid=65534 --regid=65534 --clear-groups \
     "$BLAUDE" --no-clipboard --exec sh -c "$inside" </dev/null 2>"$T_DIR/err" || true
 }
 cd "$W"
-for mode in helper bwrap-options; do
-pm=""
+for mode in helper helper-unlifted bwrap-options; do
+pm="" LIFT=""
 [ "$mode" = bwrap-options ] && pm=bwrap-options
+[ "$mode" = helper-unlifted ] && LIFT=off
 for bw in "${BWRAPS[@]}"; do
   v="$("$bw" --version | awk '{print $2}') ($mode)"
   rm -f "$T_DIR/stop"

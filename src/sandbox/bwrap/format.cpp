@@ -139,11 +139,17 @@ std::string format_command(const LaunchPlan& plan) {
   std::string out = format_command(argv);
   const auto protections = size_t(std::count_if(plan.inner_mounts.begin(), plan.inner_mounts.end(),
                                                 [](const InnerMount& m) { return m.kind != InnerKind::Dev; }));
+  const auto binds = size_t(std::count_if(plan.inner_mounts.begin(), plan.inner_mounts.end(), [](const InnerMount& m) {
+    return m.kind == InnerKind::Bind || m.kind == InnerKind::RoBind;
+  }));
   if (protections)
-    out = "# The last " + std::to_string(protections) +
-          " mounts (the protected paths) are not bwrap's: blaude makes them itself inside the\n"
-          "# sandbox's namespaces after bwrap's own mounts and before the command, each on the object\n"
-          "# the probe checked (shown here as the equivalent bwrap options).\n" + pins_note(left_out) + out;
+    out = "# The last " + std::to_string(protections) + " mounts (" +
+          (binds == protections ? std::string("binds of leaf dirs and files")
+           : binds             ? std::to_string(binds) + " binds of leaf dirs and files, then the protected paths"
+                               : std::string("the protected paths")) +
+          ")\n# are not bwrap's: blaude makes them itself inside the sandbox's namespaces after bwrap's own\n"
+          "# mounts and before the command, each on the object the probe checked (shown here as the\n"
+          "# equivalent bwrap options).\n" + pins_note(left_out) + out;
   if (protections < plan.inner_mounts.size())
     out = "# --dev /dev is blaude's too: bwrap mounts an empty tmpfs there, and blaude makes the same nodes,\n"
           "# links and devpts in it (each node cloned from the host's /dev after checking it is that device).\n" + out;

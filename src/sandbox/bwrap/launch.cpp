@@ -1,5 +1,6 @@
 #include "sandbox/bwrap/launch.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +24,31 @@ UniqueFd memfd_with(const char* name, const std::string& content) {
   UniqueFd fd = data_fd(name, content);
   if (!fd) throw std::system_error(errno, std::generic_category(), "cannot hand the sandbox its data");
   return fd;
+}
+
+// The helper's binds (InnerKind::Bind/RoBind) whose source the probe knew only by type: dev and
+// ino now, from the source opened with no symlink on the way (as the mount checks record theirs),
+// for the helper to hold them to. A --bind-try's source that is gone is dropped, as bwrap would.
+// Throws HeldPathChanged (or std::system_error) otherwise.
+void record_binds(std::vector<InnerMount>& mounts) {
+  for (auto it = mounts.begin(); it != mounts.end();) {
+    if ((it->kind != InnerKind::Bind && it->kind != InnerKind::RoBind) || it->id.dev || it->id.ino) {
+      ++it;
+      continue;
+    }
+    try {
+      UniqueFd fd = hold_path(HeldPath{0, it->host, it->id, false});
+      struct stat st;
+      if (::fstat(fd.get(), &st) != 0) throw std::system_error(errno, std::generic_category(), "stat " + it->host);
+      it->id.dev = (unsigned long long)st.st_dev;
+      it->id.ino = (unsigned long long)st.st_ino;
+      ++it;
+    } catch (const HeldPathChanged&) {
+      struct stat st;
+      if (!it->if_gone || ::lstat(it->host.c_str(), &st) == 0 || errno != ENOENT) throw;
+      it = mounts.erase(it);
+    }
+  }
 }
 
 }  // namespace
@@ -49,7 +75,9 @@ PreparedLaunch prepare_launch(const LaunchPlan& plan) {
     out.deferred_mounts = std::make_unique<std::vector<InnerMount>>();
     out.gate = std::make_unique<ProtectGate>(ProtectGate::start(*out.deferred_mounts, std::chrono::seconds(20)));
   } else if (!plan.inner_mounts.empty()) {
-    out.gate = std::make_unique<ProtectGate>(ProtectGate::start(plan.inner_mounts, std::chrono::seconds(20)));
+    out.inner_mounts = std::make_unique<std::vector<InnerMount>>(plan.inner_mounts);
+    record_binds(*out.inner_mounts);
+    out.gate = std::make_unique<ProtectGate>(ProtectGate::start(*out.inner_mounts, std::chrono::seconds(20)));
   }
   if (out.gate) {
     for (auto& a : argv) {
@@ -91,6 +119,11 @@ const DeferredProtect::Result* finish_deferred(const LaunchPlan& plan, PreparedL
     launch.gate->fail(r.error);
   } else {
     *launch.deferred_mounts = r.mounts;
+    try {
+      record_binds(*launch.deferred_mounts);
+    } catch (const std::exception& e) {
+      launch.gate->fail(e.what());
+    }
   }
   spdlog::info("sandbox: workspace scan finished after bwrap's start: waited {} us, layout {} us, {} inner mounts{}",
                r.wait_us, r.layout_us, r.mounts.size(), r.error.empty() ? "" : "; failed: " + r.error);

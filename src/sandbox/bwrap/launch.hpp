@@ -23,6 +23,8 @@ struct PreparedLaunch {
   std::unique_ptr<ProtectGate> gate;
   // A deferred plan's mounts (plan.deferred), filled by finish_deferred() before the helper's fork.
   std::unique_ptr<std::vector<InnerMount>> deferred_mounts;
+  // Otherwise the plan's inner mounts, with the binds' sources recorded (record_binds()).
+  std::unique_ptr<std::vector<InnerMount>> inner_mounts;
   // The plan's Confinement laid out for the forked child (→ pty::Command::pre_exec with
   // run_confinement); null when there is nothing to do.
   std::unique_ptr<PreparedConfinement> confine;

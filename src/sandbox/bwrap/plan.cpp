@@ -499,6 +499,7 @@ LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList
   // (proxy mode's own arguments bind blaude at the same path already)
   const std::vector<std::string> command = detail::shimmed(b, req.command, !req.proxy);
   enforce_mount_order(b);
+  detail::drop_lifted(b);
   detail::add_held_binds(b);
   detail::add_mount_checks(b, !command.empty() && (command[0] == kSandboxSelf || command[0] == kSandboxShim));
   detail::add_wsl_warning(b);

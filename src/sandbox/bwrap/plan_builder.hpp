@@ -45,6 +45,10 @@ struct Built {
   // /dev: a --tmpfs in argv that the protect helper fills (InnerKind::Dev) instead of bwrap's
   // --dev; settle_dev() (protect.cpp) goes back to --dev where a later mount lands below /dev.
   bool inner_dev = false;
+  // Leaf binds of argv the protect helper makes instead (InnerKind::Bind/RoBind, lift_binds() in
+  // protect.cpp), in argv order, and where their ops are in argv (taken out at the end of plan()).
+  std::vector<InnerMount> lifted = {};
+  std::vector<size_t> lifted_at = {};
 };
 
 struct Builder : Built {
@@ -103,6 +107,10 @@ void add_held_binds(Builder& b);
 // starts through blaude's exec shim (without it nothing is listed; a real probe that cannot find
 // blaude's binary has refused the launch already: shimmed()).
 void add_mount_checks(Builder& b, bool shim);
+// Whether the mount checks (or the helper) can hold bind source `src` to what the probe saw.
+bool checkable_source(const Builder& b, const std::string& src);
+// Takes the lifted binds' ops out of argv (after enforce_mount_order saw the whole table).
+void drop_lifted(Builder& b);
 // Linked packages' roots and token files (plan_extras.cpp).
 void add_linked_packages(Builder& b);
 // Files and dirs named by claude's environment variables (plan_extras.cpp).

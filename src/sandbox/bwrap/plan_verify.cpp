@@ -36,6 +36,8 @@ std::set<size_t> visible_steps(const std::vector<MountStep>& steps) {
   return out;
 }
 
+}  // namespace
+
 // The source is what bwrap will bind only if the probe saw it as a canonical path: a symlinked
 // source (a dotfile dir linked elsewhere, a symlinked $HOME) is bound through its link on
 // purpose, and blaude's own overlays (confine) replace what is below them in the launcher's child
@@ -52,8 +54,6 @@ bool checkable_source(const Builder& b, const std::string& src) {
   return it != b.f.paths.end() && it->second.lkind != Kind::Symlink && it->second.lkind != Kind::Missing &&
          it->second.real == src;
 }
-
-}  // namespace
 
 void add_mount_checks(Builder& b, bool shim) {
   if (b.f.env_or("BLAUDE_MOUNT_CHECKS") == "off") {  // the attack tests' control

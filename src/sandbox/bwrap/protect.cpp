@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include <sys/stat.h>
+
 #include "sandbox/bwrap/plan.hpp"
 #include "sandbox/bwrap/plan_builder.hpp"
 #include "sandbox/bwrap/deferred.hpp"
@@ -118,7 +120,9 @@ void add_shadows(Builder& b, std::vector<InnerMount> protections) {
     if (!hidden) mounts.push_back(std::move(m));
   }
   mounts.insert(mounts.end(), b.shadows.begin(), b.shadows.end());
-  // /dev first: the shadows clone its /dev/null.
+  // The lifted binds before them (the protections land in them), /dev first of all: the shadows
+  // clone its /dev/null.
+  mounts.insert(mounts.begin(), b.lifted.begin(), b.lifted.end());
   if (b.inner_dev) {
     InnerMount dev;
     dev.path = dev.host = "/dev";
@@ -159,10 +163,66 @@ void settle_dev(Builder& b) {
   if (!dev) b.inner_dev = false;  // (not reached: add_system puts it there)
 }
 
+bool mounts_something(const std::string& op) { return op != "--dir" && op != "--symlink" && op != "--chmod"; }
+
+// bwrap re-reads the mount table after every bind (~0.15 ms each, issue 12); the helper binds in
+// O(1). A bind of argv is the helper's when that changes nothing of the mount table: nothing of
+// bwrap's lands at or below its destination before or after it, no later mount covers it, it
+// lands on a tmpfs of bwrap's (its mount point is made in the sandbox only, never on the host),
+// and its source is one the probe saw as a canonical path (the helper opens it with no symlink on
+// the way and checks it is that object: what the exec shim's mount check held it to before).
+void lift_binds(Builder& b) {
+  if (!b.f.inner_mounts || b.f.env_or("BLAUDE_LIFT_BINDS") == "off") return;
+  const auto steps = mount_steps(b.p.argv);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const MountStep& st = steps[i];
+    if (st.op != "--bind" && st.op != "--ro-bind" && st.op != "--bind-try") continue;
+    if (st.src.empty() || st.dst == "/" || !checkable_source(b, st.src)) continue;
+    bool ok = true;
+    const MountStep* parent = nullptr;
+    for (size_t j = 0; j < steps.size() && ok; ++j) {
+      if (j == i) continue;
+      const MountStep& o = steps[j];
+      if (is_under(o.dst, st.dst)) ok = false;  // at or below it, before or after
+      else if (is_under(st.dst, o.dst) && mounts_something(o.op)) {
+        if (j > i) ok = false;  // covers it
+        else parent = &o;       // the last one before is what it lands on
+      }
+    }
+    if (!ok || (parent && parent->op != "--tmpfs")) continue;
+    Identity id;
+    if (st.src == b.f.cwd && b.f.cwd_id.type) {
+      id = b.f.cwd_id;
+    } else if (auto it = b.f.ws.ids.find(st.src); it != b.f.ws.ids.end() && it->second.type) {
+      id = it->second;
+    } else {
+      const Kind k = b.f.at(st.src).lkind;
+      if (k != Kind::Dir && k != Kind::File) continue;
+      id.type = k == Kind::Dir ? S_IFDIR : S_IFREG;  // dev and ino: the launcher's record
+    }
+    InnerMount m;
+    m.path = st.dst;
+    m.kind = st.op == "--ro-bind" ? InnerKind::RoBind : InnerKind::Bind;
+    m.id = id;
+    m.host = st.src;
+    m.why = "bwrap's " + st.op;
+    m.if_gone = st.op == "--bind-try";
+    b.lifted.push_back(std::move(m));
+    b.lifted_at.push_back(st.index);
+  }
+}
+
 }  // namespace
+
+void drop_lifted(Builder& b) {
+  for (auto it = b.lifted_at.rbegin(); it != b.lifted_at.rend(); ++it)
+    b.p.argv.erase(b.p.argv.begin() + long(*it), b.p.argv.begin() + long(*it) + 3);
+  b.lifted_at.clear();
+}
 
 void add_protections(Builder& b) {
   settle_dev(b);
+  lift_binds(b);
   if (b.f.ws_pending && b.f.inner_mounts) return defer_protections(b);
   lay_out_protections(b);
 }

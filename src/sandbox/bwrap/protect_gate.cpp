@@ -402,9 +402,63 @@ struct Helper {
     ::close(dir);
   }
 
+  // The mount point of a bind at sandbox path `path`, made as bwrap makes one: missing dirs on the
+  // way 0755, the last one a dir or an empty file (0666) as `type` says; no symlink anywhere.
+  int mount_point(const char* path, unsigned type) {
+    char buf[PATH_MAX];
+    size_t n = ::strlen(path);
+    if (n + 1 >= sizeof buf || path[0] != '/') fail("bad path", path, 0);
+    ::memcpy(buf, path, n + 1);
+    struct open_how how = {};
+    how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    int dir = int(::syscall(SYS_openat2, root, "newroot", &how, sizeof how));
+    if (dir < 0) fail("cannot open the sandbox's root for", path, errno);
+    char* c = buf + 1;
+    for (;;) {
+      char* slash = ::strchr(c, '/');
+      const bool last = slash == nullptr;
+      if (!last) *slash = 0;
+      if (!*c || (c[0] == '.' && (!c[1] || (c[1] == '.' && !c[2])))) fail("bad path", path, 0);
+      if (last && type == S_IFREG) {
+        int f = ::openat(dir, c, O_CREAT | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (f < 0) fail("cannot create the mount point", path, errno);
+        ::close(f);
+      } else if (::mkdirat(dir, c, 0755) != 0 && errno != EEXIST) {
+        fail("cannot create the mount point", path, errno);
+      }
+      int next = ::openat(dir, c, O_PATH | O_NOFOLLOW | O_CLOEXEC | (last && type == S_IFREG ? 0 : O_DIRECTORY));
+      if (next < 0) fail("cannot open the mount point", path, errno);
+      ::close(dir);
+      dir = next;
+      if (last) break;
+      c = slash + 1;
+    }
+    struct stat st;
+    if (::fstat(dir, &st) != 0 || (st.st_mode & S_IFMT) != type) fail("the mount point is not what it should be:", path, 0);
+    return dir;
+  }
+
+  // One of bwrap's binds, made here (InnerKind::Bind / RoBind).
+  void bind(const InnerMount& m) {
+    char rel[PATH_MAX];
+    const char* host = m.host.c_str();
+    int s = host_object(host, rel);
+    if (s < 0 && m.if_gone && errno == ENOENT) return;
+    if (s < 0)
+      fail(errno == ELOOP || errno == EXDEV || errno == ENOENT ? "changed while the sandbox was starting:" : "cannot open", host,
+           errno == ELOOP || errno == EXDEV || errno == ENOENT ? 0 : errno);
+    expect(s, m.id, host);
+    int to = mount_point(m.path.c_str(), m.id.type);
+    clone_onto(to, m.kind == InnerKind::RoBind, m.path.c_str(), s);
+    ::close(to);
+    ::close(s);
+  }
+
   void apply(const InnerMount& m) {
     const char* path = m.path.c_str();
     if (m.kind == InnerKind::Dev) return make_dev(path);
+    if (m.kind == InnerKind::Bind || m.kind == InnerKind::RoBind) return bind(m);
     if (m.kind == InnerKind::EmptyDir) return empty_dir(path, &m.id);
     char rel[PATH_MAX];
     int fd = resolve(path, rel);

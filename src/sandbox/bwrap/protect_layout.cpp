@@ -144,6 +144,8 @@ std::vector<std::string> as_bwrap_options(const std::vector<InnerMount>& mounts,
       case InnerKind::ShadowFile: o.insert(o.end(), {"--ro-bind", "/dev/null", m.path}); break;
       case InnerKind::ShadowDir: o.insert(o.end(), {"--tmpfs", m.path}); break;
       case InnerKind::Dev: o.insert(o.end(), {"--dev", m.path}); break;
+      case InnerKind::Bind: o.insert(o.end(), {m.if_gone ? "--bind-try" : "--bind", m.host, m.path}); break;
+      case InnerKind::RoBind: o.insert(o.end(), {"--ro-bind", m.host, m.path}); break;
       case InnerKind::EmptyDir:
         if (empty_dirs_as_binds) {
           o.insert(o.end(), {"--ro-bind", m.host, m.path});

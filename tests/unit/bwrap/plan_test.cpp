@@ -551,10 +551,12 @@ TEST_CASE("/dev: the helper's where it runs, bwrap's --dev elsewhere", "[sandbox
   f2.inner_mounts = true;
   p = plan(o, f2, inputs());
   CHECK(has(p.argv, {"--tmpfs", "/dev"}));
-  REQUIRE(p.inner_mounts.size() == 1);
+  REQUIRE_FALSE(p.inner_mounts.empty());
   CHECK(p.inner_mounts.front().kind == InnerKind::Dev);
+  for (size_t i = 1; i < p.inner_mounts.size(); ++i)  // the rest: bwrap's leaf binds (lifted), no protection
+    CHECK((p.inner_mounts[i].kind == InnerKind::Bind || p.inner_mounts[i].kind == InnerKind::RoBind));
   CHECK(has(p.argv, {"--file", "@fd:protect-gate", "/run/blaude/gate"}));
-  CHECK(format_command(p).find("# The last") == std::string::npos);
+  CHECK(format_command(p).find("the protected paths") == std::string::npos);
 
   // No helper (setuid bwrap, old kernel): bwrap's own --dev, nothing inner for it.
   auto g = host();
@@ -577,4 +579,84 @@ TEST_CASE("/dev: the helper's where it runs, bwrap's --dev elsewhere", "[sandbox
   CHECK(has(p.argv, {"--dev", "/dev", "--proc", "/proc"}));
   CHECK(find(p.argv, {"--dev", "/dev"}) < find(p.argv, {"--ro-bind", "/dev/dri", "/dev/dri"}));
   for (const auto& m : p.inner_mounts) CHECK(m.kind != InnerKind::Dev);
+}
+
+// Issue 12: bwrap's leaf binds (the workspace, ~/.claude, ...) are the helper's where it runs: out
+// of argv (bwrap re-reads the mount table after each), in inner_mounts after /dev and before the
+// protections that land in them, each with the identity the helper holds its source to.
+TEST_CASE("leaf binds: the helper's where it runs, bwrap's otherwise", "[sandbox]") {
+  auto f = host();
+  f.inner_mounts = true;
+  identify_all(f);
+  f.cwd_id = Identity{1, 42, S_IFDIR};
+  auto p = plan(opts(), f, inputs());
+  const auto at = [](const LaunchPlan& lp, const std::string& path) -> const InnerMount* {
+    for (const auto& m : lp.inner_mounts)
+      if (m.path == path) return &m;
+    return nullptr;
+  };
+  CHECK_FALSE(has(p.argv, {"--bind", "/home/u/proj", "/workspaces/proj"}));
+  const InnerMount* ws = at(p, "/workspaces/proj");
+  REQUIRE(ws);
+  CHECK(ws->kind == InnerKind::Bind);
+  CHECK(ws->host == "/home/u/proj");
+  CHECK(ws->id == f.cwd_id);  // the probe's: the dir blaude runs in
+  const InnerMount* claude = at(p, "/home/u/.claude");
+  REQUIRE(claude);
+  CHECK(claude->kind == InnerKind::Bind);
+  CHECK(claude->id.type == S_IFDIR);  // known by type: the launcher records dev and ino
+  // The order: /dev, the binds, then what lands in them.
+  CHECK(p.inner_mounts.front().kind == InnerKind::Dev);
+  CHECK(check_inner_mounts(p.inner_mounts).empty());
+  size_t ws_at = 0, git_at = 0;
+  for (size_t i = 0; i < p.inner_mounts.size(); ++i) {
+    if (p.inner_mounts[i].path == "/workspaces/proj") ws_at = i;
+    if (p.inner_mounts[i].path.rfind("/workspaces/proj/", 0) == 0 && !git_at) git_at = i;
+  }
+  CHECK(ws_at > 0);
+  if (git_at) CHECK(ws_at < git_at);
+  // Not re-checked by the exec shim: the helper checked them.
+  for (const auto& c : p.checks) {
+    CHECK(c.dst != "/workspaces/proj");
+    CHECK(c.dst != "/home/u/.claude");
+  }
+  // --dry-run shows them as the binds they stand for.
+  const std::string shown = format_command(p);
+  CHECK(shown.find("--bind /home/u/proj /workspaces/proj") != std::string::npos);
+  CHECK(shown.find("binds of leaf dirs and files") != std::string::npos);
+  // Never one that lands on a host dir (its mount point would be made on the host), or has bwrap's
+  // mounts below it: -m /srv and -m /srv/x keep both binds bwrap's; -m /tmp/data (inside the
+  // host's /tmp bind) too.
+  auto g = f;
+  put(g, "/srv", Kind::Dir);
+  put(g, "/srv/x", Kind::Dir);
+  put(g, "/tmp/data", Kind::Dir);
+  g.mount_paths = {"/srv", "/srv/x", "/tmp/data"};
+  g.mounts = {g.at("/srv"), g.at("/srv/x"), g.at("/tmp/data")};
+  auto o = opts();
+  o.mounts = {{"/srv", true}, {"/srv/x", false}, {"/tmp/data", true}};
+  auto q = plan(o, g, inputs());
+  CHECK(has(q.argv, {"--bind", "/srv", "/srv"}));
+  CHECK(has(q.argv, {"--ro-bind", "/srv/x", "/srv/x"}));
+  CHECK(has(q.argv, {"--bind", "/tmp/data", "/tmp/data"}));
+  CHECK_FALSE(at(q, "/srv"));
+  CHECK_FALSE(at(q, "/tmp/data"));
+  CHECK(at(q, "/workspaces/proj"));  // the others still are
+  // A lone -m on the root tmpfs is a leaf like the rest: the helper's, read-only.
+  o.mounts = {{"/srv/x", false}};
+  g.mount_paths = {"/srv/x"};
+  g.mounts = {g.at("/srv/x")};
+  q = plan(o, g, inputs());
+  CHECK_FALSE(has(q.argv, {"--ro-bind", "/srv/x", "/srv/x"}));
+  REQUIRE(at(q, "/srv/x"));
+  CHECK(at(q, "/srv/x")->kind == InnerKind::RoBind);
+  // The option's off switch, and the fallback: bwrap's binds as before.
+  auto h = f;
+  h.env["BLAUDE_LIFT_BINDS"] = "off";
+  CHECK(has(plan(opts(), h, inputs()).argv, {"--bind", "/home/u/proj", "/workspaces/proj"}));
+  h = f;
+  h.inner_mounts = false;
+  p = plan(opts(), h, inputs());
+  CHECK(has(p.argv, {"--bind", "/home/u/proj", "/workspaces/proj"}));
+  for (const auto& m : p.inner_mounts) CHECK((m.kind != InnerKind::Bind && m.kind != InnerKind::RoBind));
 }
