@@ -161,10 +161,10 @@ std::string format_command(const LaunchPlan& plan) {
                                   ? " A missing protected dir is created by blaude first.\n" : "\n") + out;
   if (!plan.checks.empty())
     out = "# " + std::to_string(plan.checks.size()) +
-          " of the mounts bwrap makes by path (the workspace, -m dirs, tool dirs, ~/.claude, shadows) are\n"
-          "# re-checked by blaude inside the sandbox before the command runs: each must show the object\n"
-          "# blaude found at its source with no symlink on the way (a tmpfs: one mounted on that very\n"
-          "# name), or nothing runs. Not part of the printed command.\n" + out;
+          " of the mounts bwrap makes by path (binds bwrap makes itself, shadows) are re-checked by\n"
+          "# blaude inside the sandbox before the command runs: each must show the object blaude found\n"
+          "# at its source with no symlink on the way (a tmpfs: one mounted on that very name), or\n"
+          "# nothing runs. Not part of the printed command.\n" + out;
   if (docs.empty()) return out;
   out.pop_back();  // the final newline: the redirections belong on the command's last line
   return out + redirects + "\n" + docs;
