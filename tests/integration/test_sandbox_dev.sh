@@ -44,7 +44,11 @@ if "--pty" in sys.argv:
     m, s = pty.openpty()
     os.write(m, b"ping\n")
     out.append("pty %s %s" % (os.ttyname(s).rsplit("/", 1)[0], os.read(s, 64).decode().strip()))
-print("\n".join(out))
+text = "\n".join(out) + "\n"
+if "--to" in sys.argv:  # under a pty: a file, clear of what the terminal echoes
+    open(sys.argv[sys.argv.index("--to") + 1], "w").write(text)
+else:
+    sys.stdout.write(text)
 PY
 chmod 644 "$T_DIR/devinfo.py"
 
@@ -63,12 +67,16 @@ for bw in /usr/bin "$NEW"; do
   check "$v: control: bwrap's --dev leaves a second user namespace (uid_map 65534 -> 0)" \
     grep -Eq '^ +65534 +0 +1$' "$T_DIR/bare.out"
 
-  # Under a real pty: bwrap's stdout is a terminal, which --dev binds at /dev/console.
+  # Under a real pty: bwrap's stdout is a terminal, which --dev binds at /dev/console. The listing
+  # goes to a file in the workspace: what script(1) feeds the pty at its stdin's end is echoed
+  # into the terminal's output at any moment.
+  rm -f "$WS/tty.out" "$WS/tty-bare.out"
   (cd "$WS" && script -qec "env -i HOME=$H PATH=$bw:/usr/bin:/bin TERM=dumb setpriv --reuid=65534 --regid=65534 --clear-groups \
-    $BLAUDE --no-clipboard --exec python3 $T_DIR/devinfo.py" /dev/null </dev/null | tr -d '\r' >"$T_DIR/tty.out")
+    $BLAUDE --no-clipboard --exec python3 $T_DIR/devinfo.py --to tty.out" /dev/null </dev/null >"$T_DIR/tty.log" 2>&1)
   (cd "$WS" && script -qec "setpriv --reuid=65534 --regid=65534 --clear-groups \
-    $bw/bwrap ${BARE[*]} python3 /devinfo.py" /dev/null </dev/null |
-    tr -d '\r' >"$T_DIR/tty-bare.out")
+    $bw/bwrap ${BARE[*]} --bind $WS /ws --chdir /ws python3 /devinfo.py --to tty-bare.out" /dev/null </dev/null >>"$T_DIR/tty.log" 2>&1)
+  cp "$WS/tty.out" "$T_DIR/tty.out" 2>/dev/null || { echo "no listing from blaude under a pty:"; cat "$T_DIR/tty.log"; }
+  cp "$WS/tty-bare.out" "$T_DIR/tty-bare.out" 2>/dev/null || { echo "no listing from bwrap under a pty:"; cat "$T_DIR/tty.log"; }
   check "$v: under a pty, /dev/console is there as with bwrap's --dev" grep -q "^mount /dev/console " "$T_DIR/tty-bare.out"
   check "$v: ... the same listing and mounts as bwrap's (console's device number aside)" \
     diff <(sed -E 's|^(/dev/console [0-9]+ [0-7]+) [0-9]+,[0-9]+|\1|' "$T_DIR/tty-bare.out") \

@@ -195,17 +195,20 @@ struct Helper {
     ::close(mnt);
   }
 
-  // The object at sandbox path `path`, with no symlink anywhere on the way.
-  int resolve(const char* path, char* rel) {
-    size_t n = ::strlen(path);
-    if (n + 8 >= PATH_MAX) fail("path too long", path, 0);
-    ::memcpy(rel, "newroot", 7);
-    ::memcpy(rel + 7, path, n + 1);
+  // The object at `top` + absolute `path` in bwrap's setup root ("newroot": the sandbox's,
+  // "oldroot": the host's), with no symlink anywhere on the way; `rel` is PATH_MAX bytes.
+  int beneath(const char* top, const char* path, char* rel) {
+    size_t n = ::strlen(path), t = ::strlen(top);
+    if (n + t + 1 >= PATH_MAX || path[0] != '/') fail("bad path", path, 0);
+    ::memcpy(rel, top, t);
+    ::memcpy(rel + t, path, n + 1);
     struct open_how how = {};
     how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
     how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
     return int(::syscall(SYS_openat2, root, rel, &how, sizeof how));
   }
+  // The object at sandbox path `path`.
+  int resolve(const char* path, char* rel) { return beneath("newroot", path, rel); }
 
   static bool same(int fd, const Identity& id) {
     struct stat st;
@@ -321,17 +324,8 @@ struct Helper {
     return false;
   }
 
-  // A host object under bwrap's old root ("oldroot" + host path), no symlink on the way.
-  int host_object(const char* host, char* rel) {
-    size_t n = ::strlen(host);
-    if (n + 8 >= PATH_MAX || host[0] != '/') return -1;
-    ::memcpy(rel, "oldroot", 7);
-    ::memcpy(rel + 7, host, n + 1);
-    struct open_how how = {};
-    how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
-    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-    return int(::syscall(SYS_openat2, root, rel, &how, sizeof how));
-  }
+  // A host object, under bwrap's old root.
+  int host_object(const char* host, char* rel) { return beneath("oldroot", host, rel); }
 
   // The host's device node `src` (checked: a character device `rdev`) bound on a new file `name`
   // in `dir`, as bwrap's --dev binds them: nosuid, devices allowed.
