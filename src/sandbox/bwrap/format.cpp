@@ -1,6 +1,7 @@
 #include "sandbox/bwrap/format.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "sandbox/bwrap/held.hpp"
 #include "sandbox/bwrap/mount_order.hpp"
@@ -73,21 +74,19 @@ std::vector<std::string> with_inner_mounts_as_options(const LaunchPlan& plan,
   // The helper's /dev (InnerKind::Dev) is shown where bwrap's --dev would be, on the --tmpfs
   // bwrap makes for it: the printed command is the same either way.
   std::vector<InnerMount> inner;
-  bool dev = false;
-  for (const auto& m : plan.inner_mounts) {
-    if (m.kind == InnerKind::Dev) {
-      dev = true;
-    } else {
-      inner.push_back(m);
-    }
-  }
+  std::copy_if(plan.inner_mounts.begin(), plan.inner_mounts.end(), std::back_inserter(inner),
+               [](const InnerMount& m) { return m.kind != InnerKind::Dev; });
+  size_t dev_at = plan.argv.size();  // the --tmpfs /dev op, when the helper makes /dev
+  if (inner.size() < plan.inner_mounts.size())
+    for (const auto& st : mount_steps(plan.argv))
+      if (st.op == "--tmpfs" && st.dst == "/dev") {
+        dev_at = st.index;
+        break;
+      }
   std::vector<std::string> argv;
-  const auto steps = dev ? mount_steps(plan.argv) : std::vector<MountStep>{};
   for (size_t i = 0; i < plan.argv.size(); ++i) {
-    if (dev && std::any_of(steps.begin(), steps.end(),
-                           [&](const MountStep& st) { return st.index == i && st.op == "--tmpfs" && st.dst == "/dev"; })) {
+    if (i == dev_at) {
       argv.push_back("--dev");
-      dev = false;
     } else if (!plan.inner_mounts.empty() && plan.argv.size() - i >= gate.size() &&
         std::equal(gate.begin(), gate.end(), plan.argv.begin() + long(i))) {
       auto opts = as_bwrap_options(expressible_as_options(argv, inner, left_out));

@@ -149,10 +149,9 @@ void defer_protections(Builder& b) {
 // under the helper's nodes, so then bwrap makes /dev itself (--dev) as before.
 void settle_dev(Builder& b) {
   if (!b.inner_dev) return;
-  const auto steps = mount_steps(b.p.argv);
-  const MountStep* dev = nullptr;
-  for (const auto& st : steps) {
-    if (st.op == "--tmpfs" && st.dst == "/dev" && !dev) {
+  const MountStep* dev = nullptr;  // add_system's --tmpfs /dev, the first mount there
+  for (const auto& st : mount_steps(b.p.argv)) {
+    if (!dev && st.op == "--tmpfs" && st.dst == "/dev") {
       dev = &st;
     } else if (dev && is_under(st.dst, "/dev")) {
       b.p.argv[dev->index] = "--dev";
@@ -160,7 +159,6 @@ void settle_dev(Builder& b) {
       return;
     }
   }
-  if (!dev) b.inner_dev = false;  // (not reached: add_system puts it there)
 }
 
 bool mounts_something(const std::string& op) { return op != "--dir" && op != "--symlink" && op != "--chmod"; }
