@@ -50,7 +50,7 @@ def parse(txt, binary):
             if pid not in pids: continue
             if fn.endswith("bwrap"): bwrap = pid; first("bwrap_exec", ts)
             elif fn in ("/run/blaude/blaude", "/run/blaude/exec"): shim = pid; first("shim_exec", ts)
-            elif fn.endswith("/true"): first("cmd_exec", ts)
+            elif fn.endswith("/true"): first("cmd_exec", ts); t["cmd_pid"] = pid
         elif name == "sched_process_fork":
             m = re.search(r"pid=(\d+) .*child_pid=(\d+)", rest)
             par, ch = int(m.group(1)), int(m.group(2))
@@ -65,6 +65,8 @@ def parse(txt, binary):
         elif name == "sys_umount": t.setdefault("umount_x", []).append(ts)
         elif name == "sched_process_exit":
             if pid == helper: first("helper_exit", ts)
+            if pid == t.get("cmd_pid"): first("cmd_exit", ts)
+            if pid == bwrap: first("bwrap_exit", ts)
             if pid == blaude: first("end", ts)
     return t
 res = {}
@@ -78,7 +80,8 @@ for i in range(runs + 1):
                  clone_to_pivot=t["pivot1"] - t["bwrap_clone"], pivot_to_setns=t["setns"] - t["pivot1"],
                  helper=t["helper_exit"] - t["setns"], umounts=sum(x - y for x, y in zip(ux, u)),
                  helper_to_shim=t["shim_exec"] - t["helper_exit"], shim=t["cmd_exec"] - t["shim_exec"],
-                 to_exec=t["cmd_exec"] - s, total=t["end"] - s)
+                 to_exec=t["cmd_exec"] - s, cmd=t["cmd_exit"] - t["cmd_exec"],
+                 to_bwrap_exit=t["bwrap_exit"] - t["cmd_exit"], after_bwrap=t["end"] - t["bwrap_exit"], total=t["end"] - s)
         res.setdefault(name, []).append(r)
 keys = list(next(iter(res.values()))[0].keys())
 print("| build | " + " | ".join(keys) + " |")
