@@ -7,8 +7,8 @@
 # bwrap's exec, bwrap's exec to its sandbox clone, to the first pivot_root, bwrap's mounts (to the
 # helper's setns), the helper's mounts (to its exit), the umount2 calls, the helper's exit to the
 # shim's exec, the shim, the total to the command's exec, and after it: the command itself (true),
-# its exit to bwrap's, bwrap's exit to blaude's (the audit, blaude's own exit), and the total. PREFIX='chrt -f 50' as in startup_ab.py; BWDIR for
-# another bwrap. As root, with tracefs at /sys/kernel/tracing.
+# its exit to bwrap's, bwrap's exit to blaude's (the audit, blaude's own exit), and the total.
+# PREFIX='chrt -f 50' as in startup_ab.py; BWDIR for another bwrap. As root, with tracefs at /sys/kernel/tracing.
 # Usage: bench/start_trace.py RUNS HOME TREE NAME=BIN ...   (HOME and TREE owned by 65534)
 import os, re, sys, subprocess, statistics, time
 I = "/sys/kernel/tracing/instances/blaude-start-trace"
