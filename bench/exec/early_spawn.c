@@ -78,7 +78,7 @@ static int write_all(int fd, const char* p, size_t n) {
 
 static double one(int early) {
   double t0 = now_ms();
-  pthread_t th;
+  pthread_t th = 0;
   if (scan_us > 0 || scan_nstat > 0) pthread_create(&th, NULL, scan, NULL);
   pid_t pid;
   if (early) {
@@ -98,7 +98,7 @@ static double one(int early) {
     close(m);
   }
   if (scan_us > 0 || scan_nstat > 0) pthread_join(th, NULL);
-  int st;
+  int st = 0;
   if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
     fprintf(stderr, "early_spawn: bwrap failed (status %d): check the options file\n", st);
     exit(1);
