@@ -37,4 +37,7 @@ set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
     /usr/share/zsh/site-functions /usr/share/zsh/vendor-completions /usr/share/fish /usr/share/fish/vendor_completions.d
     /usr/share/man/man1 /usr/share/doc)
 
+# The lintian override only in the .deb (cpack_prebuild.cmake).
+set(CPACK_PRE_BUILD_SCRIPTS ${CMAKE_CURRENT_LIST_DIR}/cpack_prebuild.cmake)
+
 include(CPack)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make deb` and `make rpm` for real: the .deb's control fields (Depends bubblewrap, Recommends
-# xclip | xsel | wl-clipboard), lintian without errors (and a control: the same package with the
-# unstripped binary, which lintian must reject), then `dpkg -i` of it and `blaude --version` and
+# xclip | xsel | wl-clipboard), lintian without errors or warnings (and controls: the same package
+# with the unstripped binary, which lintian must reject, and without blaude-exec's override), then `dpkg -i` of it and `blaude --version` and
 # `blaude doctor` from the installed /usr/bin/blaude. dpkg runs on a copy-on-write overlay of
 # this machine's / (root, in a private mount namespace, pivot_root into it), so the host's dpkg
 # database and /usr are never changed; doctor's bwrap check then runs there as uid 65534.
@@ -29,8 +29,10 @@ for f in ./usr/bin/blaude ./usr/libexec/blaude/blaude-exec ./usr/share/man/man1/
   check "the .deb holds $f" grep -qx -- "$f" "$T_DIR/files"
 done
 
-lintian --no-cfg --fail-on error --tag-display-limit 0 "$DEB" >"$T_DIR/lintian.out" 2>&1 && rc=0 || rc=$?
-check_eq "lintian reports no errors" 0 "$rc"
+lintian --no-cfg --fail-on error,warning --tag-display-limit 0 "$DEB" >"$T_DIR/lintian.out" 2>&1 && rc=0 || rc=$?
+check_eq "lintian reports no errors and no warnings" 0 "$rc"
+check "... blaude-exec's override is in the package (usr/share/lintian/overrides/blaude)" \
+  grep -qx './usr/share/lintian/overrides/blaude' "$T_DIR/files"
 grep -E '^[EW]:' "$T_DIR/lintian.out" | head -20 || true
 # Control: the same package with the unstripped build/blaude in it must be an error to lintian.
 dpkg-deb -R "$DEB" "$T_DIR/bad"
@@ -40,6 +42,16 @@ dpkg-deb --root-owner-group -b "$T_DIR/bad" "$T_DIR/bad.deb" >/dev/null
 lintian --no-cfg --fail-on error --tags unstripped-binary-or-object "$T_DIR/bad.deb" >"$T_DIR/lintian-bad.out" 2>&1 && rc=0 || rc=$?
 check "control: lintian fails an unstripped binary (the check can fail)" test "$rc" -ne 0
 check "... as unstripped-binary-or-object" grep -q 'E: blaude: unstripped-binary-or-object' "$T_DIR/lintian-bad.out"
+# Control: without the override, lintian warns about blaude-exec (the override is what silences it).
+dpkg-deb -R "$DEB" "$T_DIR/noovr"
+rm "$T_DIR/noovr/usr/share/lintian/overrides/blaude"
+sed -i '/^Installed-Size:/d' "$T_DIR/noovr/DEBIAN/control"
+sed -i '/usr\/share\/lintian\/overrides\/blaude$/d' "$T_DIR/noovr/DEBIAN/md5sums"
+dpkg-deb --root-owner-group -b "$T_DIR/noovr" "$T_DIR/noovr.deb" >/dev/null
+lintian --no-cfg --fail-on warning --tags shared-library-lacks-prerequisites "$T_DIR/noovr.deb" >"$T_DIR/lintian-noovr.out" 2>&1 && rc=0 || rc=$?
+check "control: without the override lintian warns (the check can fail)" test "$rc" -ne 0
+check "... shared-library-lacks-prerequisites on blaude-exec" \
+  grep -q 'W: blaude: shared-library-lacks-prerequisites .*usr/libexec/blaude/blaude-exec' "$T_DIR/lintian-noovr.out"
 
 # --- dpkg -i on an overlay of this machine, then the installed blaude ---------------------------
 mkdir -p "$T_DIR/ovl"
@@ -106,5 +118,6 @@ rpm -qpR "$RPM" >"$T_DIR/rpm.req" 2>/dev/null || true
 check "the .rpm requires bubblewrap" grep -qx 'bubblewrap' "$T_DIR/rpm.req"
 rpm -qpl "$RPM" >"$T_DIR/rpm.files" 2>/dev/null || true
 check "the .rpm holds /usr/bin/blaude and the man page" grep -qx '/usr/share/man/man1/blaude.1.gz' "$T_DIR/rpm.files"
+check "... and not Debian's lintian override" not grep -q lintian "$T_DIR/rpm.files"
 
 finish
