@@ -29,8 +29,20 @@ for f in ./usr/bin/blaude ./usr/libexec/blaude/blaude-exec ./usr/share/man/man1/
   check "the .deb holds $f" grep -qx -- "$f" "$T_DIR/files"
 done
 
-lintian --no-cfg --fail-on error,warning --tag-display-limit 0 "$DEB" >"$T_DIR/lintian.out" 2>&1 && rc=0 || rc=$?
-check_eq "lintian reports no errors and no warnings" 0 "$rc"
+# blaude-exec is linked -static-pie in a release build (ET_DYN, no DT_NEEDED), which lintian takes
+# for a library lacking prerequisites: the package carries an override. A sanitizer build packages
+# non-PIE binaries (lintian: hardening-no-pie), so "no warning at all" holds for PIE builds only.
+dpkg-deb -R "$DEB" "$T_DIR/unpacked"
+pie=no
+readelf -h "$T_DIR/unpacked/usr/libexec/blaude/blaude-exec" 2>/dev/null | grep -q 'Type: *DYN' && pie=yes
+lintian --no-cfg --fail-on "$([ $pie = yes ] && echo error,warning || echo error)" --tag-display-limit 0 "$DEB" \
+  >"$T_DIR/lintian.out" 2>&1 && rc=0 || rc=$?
+if [ $pie = yes ]; then
+  check_eq "lintian reports no errors and no warnings" 0 "$rc"
+else
+  check_eq "lintian reports no errors (this build's binaries are not PIE: its warnings allowed)" 0 "$rc"
+fi
+check "... nor shared-library-lacks-prerequisites on blaude-exec" not grep -q 'shared-library-lacks-prerequisites' "$T_DIR/lintian.out"
 check "... blaude-exec's override is in the package (usr/share/lintian/overrides/blaude)" \
   grep -qx './usr/share/lintian/overrides/blaude' "$T_DIR/files"
 grep -E '^[EW]:' "$T_DIR/lintian.out" | head -20 || true
@@ -42,16 +54,20 @@ dpkg-deb --root-owner-group -b "$T_DIR/bad" "$T_DIR/bad.deb" >/dev/null
 lintian --no-cfg --fail-on error --tags unstripped-binary-or-object "$T_DIR/bad.deb" >"$T_DIR/lintian-bad.out" 2>&1 && rc=0 || rc=$?
 check "control: lintian fails an unstripped binary (the check can fail)" test "$rc" -ne 0
 check "... as unstripped-binary-or-object" grep -q 'E: blaude: unstripped-binary-or-object' "$T_DIR/lintian-bad.out"
-# Control: without the override, lintian warns about blaude-exec (the override is what silences it).
-dpkg-deb -R "$DEB" "$T_DIR/noovr"
-rm "$T_DIR/noovr/usr/share/lintian/overrides/blaude"
-sed -i '/^Installed-Size:/d' "$T_DIR/noovr/DEBIAN/control"
-sed -i '/usr\/share\/lintian\/overrides\/blaude$/d' "$T_DIR/noovr/DEBIAN/md5sums"
-dpkg-deb --root-owner-group -b "$T_DIR/noovr" "$T_DIR/noovr.deb" >/dev/null
-lintian --no-cfg --fail-on warning --tags shared-library-lacks-prerequisites "$T_DIR/noovr.deb" >"$T_DIR/lintian-noovr.out" 2>&1 && rc=0 || rc=$?
-check "control: without the override lintian warns (the check can fail)" test "$rc" -ne 0
-check "... shared-library-lacks-prerequisites on blaude-exec" \
-  grep -q 'W: blaude: shared-library-lacks-prerequisites .*usr/libexec/blaude/blaude-exec' "$T_DIR/lintian-noovr.out"
+# Control: without the override, lintian warns about a PIE blaude-exec (the override is what
+# silences it). A non-PIE one gives lintian nothing to warn about: no control there.
+if [ $pie = yes ]; then
+  rm "$T_DIR/unpacked/usr/share/lintian/overrides/blaude"
+  sed -i '/^Installed-Size:/d' "$T_DIR/unpacked/DEBIAN/control"
+  sed -i '/usr\/share\/lintian\/overrides\/blaude$/d' "$T_DIR/unpacked/DEBIAN/md5sums"
+  dpkg-deb --root-owner-group -b "$T_DIR/unpacked" "$T_DIR/noovr.deb" >/dev/null
+  lintian --no-cfg --fail-on warning --tags shared-library-lacks-prerequisites "$T_DIR/noovr.deb" >"$T_DIR/lintian-noovr.out" 2>&1 && rc=0 || rc=$?
+  check "control: without the override lintian warns (the check can fail)" test "$rc" -ne 0
+  check "... shared-library-lacks-prerequisites on blaude-exec" \
+    grep -q 'W: blaude: shared-library-lacks-prerequisites .*usr/libexec/blaude/blaude-exec' "$T_DIR/lintian-noovr.out"
+else
+  log "no control for the override: this build's blaude-exec is not PIE (a sanitizer build), lintian has no such warning"
+fi
 
 # --- dpkg -i on an overlay of this machine, then the installed blaude ---------------------------
 mkdir -p "$T_DIR/ovl"
