@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # `make deb` and `make rpm` for real: the .deb's control fields (Depends bubblewrap, Recommends
 # xclip | xsel | wl-clipboard), lintian without errors or warnings (and controls: the same package
-# with the unstripped binary, which lintian must reject, and without blaude-exec's override), then `dpkg -i` of it and `blaude --version` and
-# `blaude doctor` from the installed /usr/bin/blaude. dpkg runs on a copy-on-write overlay of
-# this machine's / (root, in a private mount namespace, pivot_root into it), so the host's dpkg
-# database and /usr are never changed; doctor's bwrap check then runs there as uid 65534.
+# with the unstripped binary, which lintian must reject, and without blaude-exec's override), then
+# `dpkg -i` of it and `blaude --version` and `blaude doctor` from the installed /usr/bin/blaude.
+# dpkg runs on a copy-on-write overlay of this machine's / (root, in a private mount namespace,
+# pivot_root into it), so the host's dpkg database and /usr are never changed; doctor's bwrap
+# check then runs there as uid 65534.
 . "$(dirname "$0")/lib.sh"
 
 : "${BLAUDE_BUILD:?BLAUDE_BUILD must point at the build dir (ctest sets it)}"
