@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build run test unit asan posix fuzz bench deps deps-test bwrap-overlay clean install uninstall deb rpm
+.PHONY: all build run test check unit asan posix fuzz bench deps deps-test bwrap-overlay clean install uninstall deb rpm
 
 all: build
 
@@ -41,16 +41,21 @@ rpm: build
 	@command -v rpmbuild >/dev/null || { echo "make rpm: rpmbuild is missing (apt install rpm, or dnf install rpm-build)" >&2; exit 1; }
 	cd $(BUILD) && cpack -G RPM
 
-# Every test: unit and integration (real ptys, tmux, bwrap, Xvfb, asciinema), warnings as errors,
-# then the same suite's unit part under ASan/UBSan, then the whole suite again with every POSIX
-# fallback forced (the calls macOS makes), then each fuzz target briefly.
-test: deps-test bwrap-overlay
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLAUDE_WERROR=ON $(CMAKE_FLAGS) >/dev/null
-	cmake --build $(BUILD) -j $(JOBS)
-	cd $(BUILD) && ctest --output-on-failure -j 2
-	$(MAKE) --no-print-directory asan
-	$(MAKE) --no-print-directory posix
-	$(MAKE) --no-print-directory fuzz
+# Every test, in stages with their wall times printed at the end (scripts/test-all.sh): the
+# warning-free build and every unit and integration test; the ASan/UBSan build over the unit tests
+# and the `asan`-labelled integration tests; the POSIX-fallback build over the `posix`-labelled
+# ones; each fuzz target on its corpus. STAGES='suite asan' runs a subset.
+test:
+	@BUILD=$(BUILD) JOBS=$(JOBS) CMAKE_FLAGS='$(CMAKE_FLAGS)' scripts/test-all.sh
+
+# A maintainer's loop (minutes from a built tree): one build, the unit tests and the integration
+# tests that take seconds (CTest label `check`). One area: `cd build && ctest -L net` (or term,
+# sandbox, pty, osc52, escapes, protect, ...).
+check: deps-test build
+	cd $(BUILD) && ctest --output-on-failure -j 2 -L '^check$$'
+
+unit: build
+	cd $(BUILD) && ctest --output-on-failure -L '^unit$$'
 
 # A bubblewrap with overlays (>= 0.9) for test_sandbox_overlay, from Debian's registry into
 # /var/cache/blaude-test (Debian 12's own is 0.8). Without it: an error in CI (CI=true), where
@@ -60,26 +65,16 @@ bwrap-overlay: deps-test
 	  if [ "$${CI:-}" = true ]; then echo "error: no bwrap >= 0.9 (CI=true): test_sandbox_overlay cannot run" >&2; exit 1; fi; \
 	  echo "warning: no bwrap >= 0.9; test_sandbox_overlay will skip (with CI=true it fails)" >&2; }
 
-asan: deps-test
-	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DBLAUDE_WERROR=ON -DBLAUDE_SANITIZE=ON >/dev/null
-	cmake --build $(BUILD)-asan -j $(JOBS)
-	cd $(BUILD)-asan && ctest --output-on-failure -j 2
+asan:
+	@STAGES=asan BUILD=$(BUILD) JOBS=$(JOBS) scripts/test-all.sh
 
-# The whole suite on a build that takes the POSIX fallback of every Linux-only call (pipe + fcntl,
-# a close loop, a temp file for memfd, readdir, fork, `ps` for /proc, socket + fcntl, the audit's
-# component-by-component opens): what macOS compiles, run for real here. Without debug info
-# (-O2, no -g): the same code, a cheaper build for CI.
-POSIX_FLAGS = -DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O2 -DNDEBUG' -DCMAKE_C_FLAGS_RELWITHDEBINFO='-O2 -DNDEBUG'
-posix: deps-test bwrap-overlay
-	cmake -S . -B $(BUILD)-posix -DCMAKE_BUILD_TYPE=RelWithDebInfo $(POSIX_FLAGS) -DBLAUDE_WERROR=ON -DBLAUDE_POSIX_FALLBACKS=ON $(CMAKE_FLAGS) >/dev/null
-	JOBS=$(JOBS) scripts/portability-check.sh $(BUILD)-posix
-	cmake --build $(BUILD)-posix -j $(JOBS)
-	cd $(BUILD)-posix && ctest --output-on-failure -j 2
+# The calls macOS makes (pipe + fcntl, a close loop, a temp file for memfd, readdir, fork, `ps` for
+# /proc, socket + fcntl, the audit's component-by-component opens), run for real here.
+posix:
+	@STAGES=posix BUILD=$(BUILD) JOBS=$(JOBS) CMAKE_FLAGS='$(CMAKE_FLAGS)' scripts/test-all.sh
 
-fuzz: deps-test
-	CC=clang CXX=clang++ cmake -S . -B $(BUILD)-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLAUDE_FUZZ=ON >/dev/null
-	cmake --build $(BUILD)-fuzz -j $(JOBS)
-	@scripts/run-fuzzers.sh $(BUILD)-fuzz
+fuzz:
+	@STAGES=fuzz BUILD=$(BUILD) JOBS=$(JOBS) scripts/test-all.sh
 
 # Side-by-side pty benchmark (direct, script, ptybench's minimal relay, blaude) over several producer
 # shapes; docs/PERFORMANCE.md explains the tables.

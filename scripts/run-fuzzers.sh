@@ -1,21 +1,42 @@
 #!/usr/bin/env bash
-# Runs each libFuzzer target built in $1 for a short, bounded time on its seed corpus.
+# Runs each libFuzzer target built in $1 for a short, bounded time on its checked-in seed corpus
+# (tests/fuzz/corpus/<target>: a target without one fails), JOBS of them at a time.
+# Env: FUZZ_SECONDS (20 each), JOBS (nproc).
 set -euo pipefail
 dir=$1
 secs=${FUZZ_SECONDS:-20}
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 shopt -s nullglob
-n=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+targets=()
 for src in tests/fuzz/*.cpp; do
   name=$(basename "$src" .cpp)
-  bin="$dir/tests/$name"
-  [ -x "$bin" ] || { echo "fuzz: $bin was not built" >&2; exit 1; }
-  corpus="tests/fuzz/corpus/$name"
-  work=$(mktemp -d)
-  [ -d "$corpus" ] && cp -r "$corpus"/. "$work"/
-  echo "fuzz: $name for ${secs}s"
-  "$bin" -max_total_time="$secs" -max_len=65536 -print_final_stats=0 "$work" 2>"$work.log" || {
-    tail -n 60 "$work.log" >&2; exit 1; }
-  rm -rf "$work" "$work.log"
-  n=$((n+1))
+  [ -x "$dir/tests/$name" ] || { echo "fuzz: $dir/tests/$name was not built" >&2; exit 1; }
+  [ -d "tests/fuzz/corpus/$name" ] || { echo "fuzz: $name has no seed corpus (tests/fuzz/corpus/$name)" >&2; exit 1; }
+  targets+=("$name")
 done
-echo "fuzz: $n targets ran clean"
+
+# one NAME: the target on a copy of its corpus (libFuzzer adds what it finds to the first dir).
+one() {
+  local name=$1 c="$work/$1"
+  mkdir -p "$c" && cp -r "tests/fuzz/corpus/$name"/. "$c"/
+  if "$dir/tests/$name" -max_total_time="$secs" -max_len=65536 -print_final_stats=0 "$c" >"$c.log" 2>&1; then
+    echo "fuzz: $name ran ${secs}s clean"
+  else
+    { echo "fuzz: $name FAILED"; tail -n 60 "$c.log"; } >&2
+    : >"$work/$name.failed"
+  fi
+}
+
+running=0
+for name in "${targets[@]}"; do
+  if [ "$running" -ge "$jobs" ]; then wait -n || true; running=$((running-1)); fi
+  one "$name" &
+  running=$((running+1))
+done
+wait
+fails=$(find "$work" -maxdepth 1 -name '*.failed' | wc -l)
+[ "$fails" -eq 0 ] || { echo "fuzz: $fails of ${#targets[@]} targets failed" >&2; exit 1; }
+echo "fuzz: ${#targets[@]} targets ran clean"

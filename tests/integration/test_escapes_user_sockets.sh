@@ -195,7 +195,13 @@ done
 kill $(jobs -p) 2>/dev/null || true
 EOS
 printf '%s' "$probe" >"$T_DIR/probe.sh"
-unshare -m --propagation private bash "$T_DIR/litter.sh" "$T_DIR" "$BLAUDE" "$H" "$WS" ||
+# The private /tmp hides whatever the shared one held: a checkout or build dir under /tmp among
+# them. blaude and its exec shim run from copies in $T_DIR, which is carried over.
+mkdir -p "$T_DIR/.litter-bin"
+cp "$BLAUDE" "$T_DIR/.litter-bin/blaude"
+[ -e "$(dirname "$BLAUDE")/blaude-exec" ] && cp "$(dirname "$BLAUDE")/blaude-exec" "$T_DIR/.litter-bin/"
+chmod -R a+rX "$T_DIR/.litter-bin"
+unshare -m --propagation private bash "$T_DIR/litter.sh" "$T_DIR" "$T_DIR/.litter-bin/blaude" "$H" "$WS" ||
   fail "the private /tmp could not be set up"
 log "the private /tmp listed: $(tr '\n' ' ' <"$T_DIR/litter.order" 2>/dev/null)"
 for mode in sync default; do

@@ -59,7 +59,7 @@ sync() {
 }
 gone() { [ ! -e "/proc/$1" ] || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
 group_gone() { ! ps -eo pgid=,stat= | awk -v g="$1" '$1 == g && $2 !~ /^Z/ { f = 1 } END { exit !f }'; }
-welcome() { tm_wait 'bypass permissions on' 90 >/dev/null; }
+welcome() { tm_wait 'bypass permissions on' 300 >/dev/null; }
 # only_shell_reads: no process but the pane's shell holds the pane's terminal open. A helper claude
 # started in its own session keeps a copy of the tty without job control over it, so after claude
 # dies it can still read (eat) the keys typed for the shell until it exits.

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# `make test`: every test, in stages, each stage's wall time printed at the end (also when a stage
+# fails), so that a stage that grows is seen the day it does. What runs where:
+#   build, suite   the warning-free release build; every unit and integration test (once)
+#   asan           a Debug ASan/UBSan build; the tests labelled `asan` (tests/CMakeLists.txt:
+#                  the unit tests and the integration tests of the host-side code it guards)
+#   posix          the portability check; a build with every POSIX fallback forced (the calls macOS
+#                  makes); the tests labelled `posix` (the unit tests and the integration tests
+#                  that go through a fallback)
+#   fuzz           each libFuzzer target on its checked-in corpus, two at a time
+# Env: BUILD (build), JOBS (nproc), CMAKE_FLAGS, FUZZ_SECONDS (scripts/run-fuzzers.sh),
+#      STAGES (default "build suite asan posix fuzz": a subset runs only those, in that order).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+STAGES=${STAGES:-build suite asan posix fuzz}
+POSIX_FLAGS=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O2 -DNDEBUG' -DCMAKE_C_FLAGS_RELWITHDEBINFO='-O2 -DNDEBUG')
+# shellcheck disable=SC2206
+EXTRA=(${CMAKE_FLAGS:-})
+
+names=() secs=() results=()
+start_all=$(date +%s)
+report() {
+  local i total=$(( $(date +%s) - start_all ))
+  echo
+  echo "== make test: stage wall times =="
+  for i in "${!names[@]}"; do
+    printf '  %-12s %5d s  %s\n' "${names[$i]}" "${secs[$i]}" "${results[$i]}"
+  done
+  printf '  %-12s %5d s  (%d min)\n' total "$total" $(( (total + 59) / 60 ))
+  # Over every ctest run (a test in two runs counts twice): passed = run - failed.
+  if [ -s "${COUNTS:-}" ]; then
+    awk '{ f += $4; n += $NF } END { printf "%d passed, %d failed\n", n - f, f }' "$COUNTS"
+  fi
+  rm -f "${COUNTS:-}" "${COUNTS:-}.out"
+}
+trap report EXIT
+
+# stage NAME COMMAND...: runs it, records its time; the first failure ends the run.
+stage() {
+  local name=$1; shift
+  local t0 rc
+  t0=$(date +%s)
+  echo "== stage $name: $*"
+  "$@"; rc=$?
+  names+=("$name"); secs+=($(( $(date +%s) - t0 )))
+  if [ $rc -ne 0 ]; then results+=("FAILED (exit $rc)"); exit $rc; fi
+  results+=(ok)
+}
+wants() { case " $STAGES " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
+build_release() {
+  cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLAUDE_WERROR=ON "${EXTRA[@]}" >/dev/null &&
+    cmake --build "$BUILD" -j "$JOBS"
+}
+# Only what the labelled tests run: blaude, its exec shim and the unit tests.
+ASAN_TARGETS=(--target blaude --target blaude-exec --target unit_tests)
+# The test builds link the distribution's compiled spdlog and fmt: the release build's
+# header-only copies (chosen for start-up time) compile fmt's implementation in every file that
+# logs, about two thirds of such a file's compile time, for no difference the tests can see.
+TEST_BUILD=(-DBLAUDE_PREFER_STATIC=OFF)
+build_asan() {
+  cmake -S . -B "$BUILD-asan" -DCMAKE_BUILD_TYPE=Debug -DBLAUDE_WERROR=ON -DBLAUDE_SANITIZE=ON "${TEST_BUILD[@]}" >/dev/null &&
+    cmake --build "$BUILD-asan" -j "$JOBS" "${ASAN_TARGETS[@]}"
+}
+build_posix() {
+  cmake -S . -B "$BUILD-posix" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${POSIX_FLAGS[@]}" -DBLAUDE_WERROR=ON \
+    -DBLAUDE_POSIX_FALLBACKS=ON "${TEST_BUILD[@]}" "${EXTRA[@]}" >/dev/null &&
+    JOBS=$JOBS scripts/portability-check.sh "$BUILD-posix" &&
+    cmake --build "$BUILD-posix" -j "$JOBS" "${ASAN_TARGETS[@]}"
+}
+build_fuzz() {
+  CC=clang CXX=clang++ cmake -S . -B "$BUILD-fuzz" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLAUDE_FUZZ=ON "${TEST_BUILD[@]}" >/dev/null &&
+    cmake --build "$BUILD-fuzz" -j "$JOBS" --target fuzz_all
+}
+# Each ctest run's summary line is kept for the total at the end.
+COUNTS=$(mktemp)
+ctest_in() {
+  local dir=$1; shift
+  (cd "$dir" && ctest --output-on-failure -j 2 "$@") | tee "$COUNTS.out"
+  local rc=${PIPESTATUS[0]}
+  grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$COUNTS.out" >>"$COUNTS"
+  return "$rc"
+}
+
+# The real Claude Code for the *_claude_real tests, installed once before them rather than by the
+# first test that needs it (inside its time bound). Offline outside CI: those tests say so.
+deps() {
+  scripts/deps.sh test && make --no-print-directory bwrap-overlay || return 1
+  scripts/install-test-claude.sh >/dev/null && return 0
+  [ "${CI:-}" = true ] && return 1
+  echo "warning: Claude Code could not be installed; the *_claude_real tests will fail" >&2
+}
+stage deps deps
+wants build && stage build build_release
+wants suite && stage suite ctest_in "$BUILD"
+wants asan && { stage asan-build build_asan && stage asan-tests ctest_in "$BUILD-asan" -L '^asan$'; }
+wants posix && { stage posix-build build_posix && stage posix-tests ctest_in "$BUILD-posix" -L '^posix$'; }
+wants fuzz && { stage fuzz-build build_fuzz && stage fuzz-run scripts/run-fuzzers.sh "$BUILD-fuzz"; }
+exit 0
