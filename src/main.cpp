@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "app/exec_shim.hpp"
-#include "app/shim_isolation.hpp"
+#include "inside/exec_shim.hpp"
+#include "inside/shim_isolation.hpp"
 #include "app/failure.hpp"
 #include "app/run.hpp"
 #include "cli/docs.hpp"
@@ -44,9 +44,9 @@ app::Outcome dispatch(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Inside the sandbox, first of all: start the sandboxed command (app/exec_shim.hpp).
-  if (argc >= 2 && std::strcmp(argv[1], app::kExecShim) == 0) return app::exec_shim(argc - 2, argv + 2, false);
-  if (argc >= 2 && std::strcmp(argv[1], app::kExecShimOnPty) == 0) return app::exec_shim(argc - 2, argv + 2, true);
+  // Inside the sandbox, first of all: start the sandboxed command (inside/exec_shim.hpp).
+  if (argc >= 2 && std::strcmp(argv[1], inside::kExecShim) == 0) return inside::exec_shim(argc - 2, argv + 2, false);
+  if (argc >= 2 && std::strcmp(argv[1], inside::kExecShimOnPty) == 0) return inside::exec_shim(argc - 2, argv + 2, true);
   log::off();
   record_start(argv[0]);  // for self_exe() where the kernel does not say (common/self_exe.hpp)
   // Inside the sandbox, in proxy mode: the relay wrapper, before any of blaude's own parsing.

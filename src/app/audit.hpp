@@ -14,7 +14,7 @@
 #include "audit/walk.hpp"
 #include "cli/options.hpp"
 #include "common/host_env.hpp"
-#include "sandbox/bwrap/host_facts.hpp"
+#include "sandbox/bwrap/probe/host_facts.hpp"
 
 namespace blaude::app {
 

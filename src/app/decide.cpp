@@ -11,9 +11,9 @@
 #include "cli/command.hpp"
 #include "cli/parse.hpp"
 #include "common/path_search.hpp"
-#include "sandbox/bwrap/deferred.hpp"
-#include "sandbox/bwrap/host_facts.hpp"
-#include "sandbox/bwrap/plan.hpp"
+#include "sandbox/bwrap/plan/deferred.hpp"
+#include "sandbox/bwrap/probe/host_facts.hpp"
+#include "sandbox/bwrap/plan/plan.hpp"
 #include "sandbox/env_policy.hpp"
 #include "sandbox/request.hpp"
 
@@ -112,7 +112,7 @@ Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std:
   sandbox::SandboxRequest req = sandbox_request(o, argv, host.home);
 
   const auto t0 = clock::now();
-  // The workspace scan overlaps bwrap's start (sandbox/bwrap/deferred.hpp), except where the
+  // The workspace scan overlaps bwrap's start (sandbox/bwrap/plan/deferred.hpp), except where the
   // whole plan is shown before anything starts (--dry-run, --debug).
   bw::HostFacts facts = bw::HostFacts::probe(host, req, /*defer_scan=*/!o.dry_run && !o.debug);
   const auto t1 = clock::now();

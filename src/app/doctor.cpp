@@ -11,7 +11,7 @@
 #include "common/path_search.hpp"
 #include "common/subprocess.hpp"
 #include "osc52/backend.hpp"
-#include "sandbox/bwrap/features.hpp"
+#include "sandbox/bwrap/probe/features.hpp"
 #include "sandbox/seatbelt/context.hpp"
 #include "sandbox/seatbelt/host.hpp"
 #include "sandbox/seatbelt/profile.hpp"

@@ -13,7 +13,7 @@
 #include "audit/walk.hpp"
 #include "cli/options.hpp"
 #include "common/host_env.hpp"
-#include "sandbox/bwrap/host_facts.hpp"
+#include "sandbox/bwrap/probe/host_facts.hpp"
 #include "sandbox/env_policy.hpp"
 #include "sandbox/launch_plan.hpp"
 #include "sandbox/request.hpp"
@@ -82,7 +82,7 @@ std::optional<Failure> prepare(const Launch& l);
 
 // Starts the launch under the PTY supervisor (asciinema guard, OSC 52 filter) and returns the
 // exit code; explains a bwrap that could not create its namespaces.
-// A deferred bwrap plan (sandbox/bwrap/deferred.hpp) is finished right after bwrap's spawn; its
+// A deferred bwrap plan (sandbox/bwrap/plan/deferred.hpp) is finished right after bwrap's spawn; its
 // warnings are printed then, and `before_command` gets the workspace scan before the protect
 // helper is forked (nothing in the sandbox can run before that).
 using ScanHook = std::function<void(const sandbox::bwrap::WorkspaceScan&)>;

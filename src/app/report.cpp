@@ -3,8 +3,8 @@
 
 #include "app/launch.hpp"
 #include "common/shell_quote.hpp"
-#include "sandbox/bwrap/confine.hpp"
-#include "sandbox/bwrap/format.hpp"
+#include "sandbox/bwrap/probe/confine.hpp"
+#include "sandbox/bwrap/plan/format.hpp"
 #include "sandbox/seatbelt/launch.hpp"
 
 namespace blaude::app {

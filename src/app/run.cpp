@@ -10,11 +10,11 @@
 #include "app/audit.hpp"
 #include "app/backend.hpp"
 #include "app/doctor.hpp"
-#include "app/exec_shim.hpp"
-#include "app/shim_isolation.hpp"
+#include "inside/exec_shim.hpp"
+#include "inside/shim_isolation.hpp"
 #include "app/launch.hpp"
 #include "app/network.hpp"
-#include "net/relay_main.hpp"
+#include "inside/relay_main.hpp"
 #include "cli/command.hpp"
 #include "common/file_io.hpp"
 #include "common/log.hpp"
@@ -90,14 +90,14 @@ Outcome show_help() {
 // promises): run the shim in the wrapper's own process instead of exec'ing blaude once more,
 // so proxy mode starts CMD with as many execs as the default mode.
 int net_relay(const std::vector<std::string>& args) {
-  return net::relay_main(args, [](std::vector<std::string>& cmd) {
+  return inside::relay_main(args, [](std::vector<std::string>& cmd) {
     bool shim = cmd.size() >= 2 && cmd[0] == sandbox::kSandboxSelf;
-    bool on_pty = shim && cmd[1] == kExecShimOnPty;
-    if (!shim || (!on_pty && cmd[1] != kExecShim)) return net::exec_command_path(cmd);
+    bool on_pty = shim && cmd[1] == inside::kExecShimOnPty;
+    if (!shim || (!on_pty && cmd[1] != inside::kExecShim)) return inside::exec_command_path(cmd);
     std::vector<char*> argv;
     for (size_t i = 2; i < cmd.size(); ++i) argv.push_back(cmd[i].data());
     argv.push_back(nullptr);
-    return exec_shim(int(argv.size() - 1), argv.data(), on_pty);
+    return inside::exec_shim(int(argv.size() - 1), argv.data(), on_pty);
   });
 }
 

@@ -18,7 +18,7 @@ Outcome run_doctor();
 Outcome run_fix_apparmor(const cli::Options& o);
 // --help: the options, and proxy mode's default hosts for this environment.
 Outcome show_help();
-// `blaude __net-relay ... -- CMD`: proxy mode's relay inside the sandbox (net/relay_main.hpp).
+// `blaude __net-relay ... -- CMD`: proxy mode's relay inside the sandbox (inside/relay_main.hpp).
 // Returns only when CMD could not be started.
 int net_relay(const std::vector<std::string>& args);
 

@@ -10,16 +10,16 @@
 #include <cstring>
 #include <system_error>
 
-#include "app/exec_shim.hpp"
+#include "inside/exec_shim.hpp"
 #include "app/launch.hpp"
-#include "app/shim_isolation.hpp"
+#include "inside/shim_isolation.hpp"
 #include "asciinema/guard.hpp"
 #include "common/platform.hpp"
 #include "common/shell_quote.hpp"
 #include "osc52/filter.hpp"
 #include "pty/supervisor.hpp"
-#include "sandbox/bwrap/held.hpp"
-#include "sandbox/bwrap/launch.hpp"
+#include "sandbox/bwrap/plan/held.hpp"
+#include "sandbox/bwrap/run/launch.hpp"
 
 namespace blaude::app {
 
@@ -41,13 +41,13 @@ asciinema::RecorderEnv recorder_env(const HostEnv& host) {
 }
 
 // The same argv with the exec shim told it runs on blaude's pty, where it gives the command its
-// own process group (app/shim_isolation.hpp); nullopt if the argv has no shim.
+// own process group (inside/shim_isolation.hpp); nullopt if the argv has no shim.
 std::optional<std::vector<std::string>> shim_on_pty(const std::vector<std::string>& argv) {
   for (size_t i = 0; i + 1 < argv.size(); ++i) {
-    const bool self = argv[i] == sandbox::kSandboxSelf && argv[i + 1] == kExecShim;
+    const bool self = argv[i] == sandbox::kSandboxSelf && argv[i + 1] == inside::kExecShim;
     if (!self && (argv[i] != sandbox::kSandboxShim || argv[i + 1] != sandbox::kShimVerb)) continue;
     std::vector<std::string> v = argv;
-    v[i + 1] = self ? kExecShimOnPty : sandbox::kShimVerbOnPty;
+    v[i + 1] = self ? inside::kExecShimOnPty : sandbox::kShimVerbOnPty;
     return v;
   }
   return std::nullopt;

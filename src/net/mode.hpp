@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "net/decision.hpp"
-#include "net/relay_main.hpp"
+#include "net/relay_argv.hpp"
 
 namespace blaude::net {
 

@@ -2,7 +2,7 @@
 #include <algorithm>
 
 #include "net/host.hpp"
-#include "net/relay_main.hpp"
+#include "net/relay_argv.hpp"
 
 namespace blaude::net {
 

@@ -28,7 +28,7 @@ struct SuperviseOptions {
   bool sweep_session = false;
   // Called once in blaude right after the child was started (not when it could not be): work
   // that must happen before the child gets far, yet need not delay its start (bwrap's protect
-  // helper, sandbox/bwrap/protect_gate.hpp).
+  // helper, sandbox/bwrap/run/protect_gate.hpp).
   std::function<void()> after_spawn;
 };
 

@@ -13,7 +13,7 @@
 namespace blaude::sandbox {
 
 namespace bwrap {
-class DeferredProtect;  // bwrap/deferred.hpp
+class DeferredProtect;  // bwrap/plan/deferred.hpp
 }
 
 // Content that must reach the sandbox through a file descriptor (bwrap --ro-bind-data FD PATH,
@@ -41,7 +41,7 @@ struct HostPrep {
 };
 
 // A mount blaude makes itself inside the sandbox's namespaces, after the backend's own mounts and
-// before the command starts (bwrap: sandbox/bwrap/protect_gate.hpp). It is made on the very
+// before the command starts (bwrap: sandbox/bwrap/run/protect_gate.hpp). It is made on the very
 // object whose identity the probe recorded, or not at all: nothing swapped in between the probe
 // and the mount is ever mounted.
 enum class InnerKind : unsigned char {
@@ -114,7 +114,7 @@ struct HeldPath {
 
 // A mount bwrap makes by path (its source or its destination could be swapped for a symlink, or
 // renamed, between blaude's probe and bwrap's mount): re-checked from inside the sandbox, after
-// every mount and before the command starts, by blaude's exec shim (bwrap/mount_checks.hpp). A
+// every mount and before the command starts, by blaude's exec shim (bwrap/run/mount_checks.hpp). A
 // bind must show the very object the launcher found at the source with no symlink on the way
 // (st_dev, st_ino: a bind keeps them), read-only when meant so; a tmpfs must be a tmpfs mounted
 // on the destination itself (not on what a symlink there led to). A mismatch runs nothing.
@@ -128,13 +128,13 @@ struct MountCheck {
 };
 
 // What the launcher does to the sandbox's first process itself, just before it execs bwrap,
-// where bwrap has no option for it (bwrap/confine.hpp carries it out). Not in the printed argv:
+// where bwrap has no option for it (bwrap/probe/confine.hpp carries it out). Not in the printed argv:
 // --dry-run lists it as notes.
 struct Confinement {
   bool fresh_keyring = false;          // the user's session keyring is not inherited
   uint64_t landlock_scopes = 0;        // LANDLOCK_SCOPE_* bits (abstract unix sockets, signals)
   std::vector<std::string> overlays;   // bwrap < 0.9: write-discarding overlays made by blaude
-  // The own-overlay probe's cached answer (bwrap/overlay_cache.hpp): removed when the overlays
+  // The own-overlay probe's cached answer (bwrap/probe/overlay_cache.hpp): removed when the overlays
   // fail, so the next start asks again ("" when the answer did not come from or go to a cache).
   std::string forget_on_failure;
   uid_t uid = 0;                       // blaude's own ids (its user namespace maps them 1:1)
@@ -153,7 +153,7 @@ struct LaunchPlan {
   // Made by the launcher inside the sandbox, in this order, after every mount in argv.
   std::vector<InnerMount> inner_mounts;
   // bwrap, when the workspace scan was still running at plan time: what depends on it (more
-  // inner mounts, warnings, notes), finished after bwrap's spawn (bwrap/deferred.hpp). argv has
+  // inner mounts, warnings, notes), finished after bwrap's spawn (bwrap/plan/deferred.hpp). argv has
   // the gate options then, and inner_mounts is empty.
   std::shared_ptr<bwrap::DeferredProtect> deferred;
   // Binds the launcher makes by held descriptor (in argv they read as plain binds: --dry-run).

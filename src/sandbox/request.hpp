@@ -25,7 +25,7 @@ struct NetworkProxy {
 };
 // blaude's own binary inside the sandbox (bind-mounted read-only), which starts the command as
 // `kSandboxSelf __exec CMD ARGS...` so that a missing or unrunnable CMD exits 127/126 as it
-// does outside (app/exec_shim.hpp). The net relay uses the same path.
+// does outside (inside/exec_shim.hpp). The net relay uses the same path.
 inline constexpr const char* kSandboxSelf = "/run/blaude/blaude";
 inline constexpr const char* kExecShim = "__exec";
 // The same shim as a program of its own (src/shim_main.cpp, kShimName, installed beside blaude

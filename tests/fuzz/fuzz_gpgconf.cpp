@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "sandbox/bwrap/gpg.hpp"
+#include "sandbox/bwrap/probe/gpg.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto d = blaude::sandbox::bwrap::parse_gpgconf_dirs(std::string_view(reinterpret_cast<const char*>(data), size));

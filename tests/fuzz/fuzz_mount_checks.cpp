@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "sandbox/bwrap/mount_checks.hpp"
+#include "sandbox/bwrap/run/mount_checks.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view in(reinterpret_cast<const char*>(data), size);

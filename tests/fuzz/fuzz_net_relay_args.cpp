@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "net/relay_main.hpp"
+#include "net/relay_argv.hpp"
 
 using namespace blaude::net;
 

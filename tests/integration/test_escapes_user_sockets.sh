@@ -90,7 +90,7 @@ for bw in /usr/bin "$NEW"; do
   check "$label control: --ssh still reaches its agent socket" grep -qx "$A/agent.sock HOST" <<<"$out"
 done
 # The default, late path: the scan for the user's sockets runs after bwrap's spawn, and its
-# shadows join the helper's mounts before its fork (sandbox/bwrap/deferred.hpp), even where the
+# shadows join the helper's mounts before its fork (sandbox/bwrap/plan/deferred.hpp), even where the
 # workspace scan is done before the plan (this small workspace). Same attacks, same control; and
 # the log shows the late path ran.
 LOGF="$H/.local/state/blaude/blaude.log"

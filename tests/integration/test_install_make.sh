@@ -48,7 +48,7 @@ check "control: the check finds libgcc's in the unit tests (skim_test links it)"
 
 # The exec shim (src/shim_main.cpp): stripped, static where the libc has a static archive (no
 # loader to map, no libc to relocate at each sandboxed start), and the one the installed blaude
-# binds (found in PREFIX/libexec/blaude, sandbox/bwrap/host_facts_seed.cpp).
+# binds (found in PREFIX/libexec/blaude, sandbox/bwrap/probe/host_facts_seed.cpp).
 S="$P/libexec/blaude/blaude-exec"
 check "the exec shim is executable" test -x "$S"
 check "... stripped" not sh -c "readelf -S '$S' | grep -q '\.symtab'"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The own-overlay probe's per-boot cache (sandbox/bwrap/overlay_cache.hpp) through the real blaude
+# The own-overlay probe's per-boot cache (sandbox/bwrap/probe/overlay_cache.hpp) through the real blaude
 # as uid 65534 with the system's bwrap 0.8 (no --overlay: blaude makes ~/.config's write-discarding
 # overlay itself). The cache is written after a start; a forged "does not work" entry is not
 # believed (the attack: it would make ~/.config host-writable), with the real fallback as control;

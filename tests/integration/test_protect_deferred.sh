@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The workspace scan runs while bwrap starts (sandbox/bwrap/deferred.hpp): through the real blaude,
+# The workspace scan runs while bwrap starts (sandbox/bwrap/plan/deferred.hpp): through the real blaude,
 # as uid 65534, with BLAUDE_SCAN=defer (the default wherever the protect helper runs, also for a
 # small tree whose scan is done before the plan; named here so the test keeps its meaning), the protections the scan finds after bwrap's spawn still hold
 # before the command runs: a nested repo's config and hooks at depth 2 and at depth 6 under

@@ -7,7 +7,7 @@
 # and bwrap's mount put the secret dir at /workspaces/proj. Now blaude's exec shim checks, inside
 # the sandbox after every mount and before the command, that each by-path mount shows the object
 # the launcher found at its source with no symlink on the way (st_dev, st_ino), and runs nothing
-# otherwise (sandbox/bwrap/mount_checks.hpp). Fixed launch count, bwrap 0.8 and the overlay bwrap,
+# otherwise (sandbox/bwrap/run/mount_checks.hpp). Fixed launch count, bwrap 0.8 and the overlay bwrap,
 # both forms of the protections (helper; bwrap-options = setuid bwrap / old kernels). Each launch
 # starts with the real workspace or refuses saying why; none shows the secret. The flipping is in
 # the test's own dir (not a top-level /tmp name: other sessions' probes never see it).

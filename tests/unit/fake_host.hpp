@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "sandbox/bwrap/host_facts.hpp"
-#include "sandbox/bwrap/plan.hpp"
+#include "sandbox/bwrap/probe/host_facts.hpp"
+#include "sandbox/bwrap/plan/plan.hpp"
 #include "sandbox/request.hpp"
 
 namespace blaude::testing {

@@ -15,7 +15,7 @@
 #include "audit/walk.hpp"
 #include "catch.hpp"
 #include "temp_dir.hpp"
-#include "sandbox/bwrap/scan.hpp"
+#include "sandbox/bwrap/probe/scan.hpp"
 
 using namespace blaude;
 using blaude::testing::TempDir;

@@ -7,8 +7,8 @@
 #include "catch.hpp"
 #include "fake_host.hpp"
 #include "common/claude_keys.hpp"
-#include "sandbox/bwrap/plan.hpp"
-#include "sandbox/bwrap/scan.hpp"
+#include "sandbox/bwrap/plan/plan.hpp"
+#include "sandbox/bwrap/probe/scan.hpp"
 
 using namespace blaude;
 using namespace blaude::sandbox;

@@ -18,7 +18,7 @@
 
 #include "catch.hpp"
 #include "common/unique_fd.hpp"
-#include "sandbox/bwrap/confine.hpp"
+#include "sandbox/bwrap/probe/confine.hpp"
 
 using namespace blaude;
 using namespace blaude::sandbox::bwrap;

@@ -1,4 +1,4 @@
-// The plan made while the workspace scan still runs (bwrap/deferred.hpp) is the plan made after
+// The plan made while the workspace scan still runs (bwrap/plan/deferred.hpp) is the plan made after
 // it: the same bwrap argv (plus the gate, which a deferred plan always has) and, once finished,
 // the same helper mounts, warnings and notes. Over synthetic hosts with nested repositories,
 // protected names, symlinks, a workspace under /tmp (the mirror alias) and a failing layout.
@@ -10,9 +10,9 @@
 
 #include "catch.hpp"
 #include "fake_host.hpp"
-#include "sandbox/bwrap/deferred.hpp"
-#include "sandbox/bwrap/plan.hpp"
-#include "sandbox/bwrap/protect_gate.hpp"
+#include "sandbox/bwrap/plan/deferred.hpp"
+#include "sandbox/bwrap/plan/plan.hpp"
+#include "sandbox/bwrap/plan/gate_args.hpp"
 
 using namespace blaude;
 using namespace blaude::sandbox;

@@ -11,7 +11,7 @@
 #include "catch.hpp"
 #include "app/launch.hpp"
 #include "cli/command.hpp"
-#include "sandbox/bwrap/host_facts.hpp"
+#include "sandbox/bwrap/probe/host_facts.hpp"
 
 using namespace blaude::sandbox;
 using namespace blaude::sandbox::bwrap;

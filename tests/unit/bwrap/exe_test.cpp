@@ -7,8 +7,8 @@
 
 #include "catch.hpp"
 #include "fake_host.hpp"
-#include "sandbox/bwrap/plan.hpp"
-#include "sandbox/bwrap/plan_builder.hpp"
+#include "sandbox/bwrap/plan/plan.hpp"
+#include "sandbox/bwrap/plan/plan_builder.hpp"
 
 using namespace blaude;
 using namespace blaude::sandbox;

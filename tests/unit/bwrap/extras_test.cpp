@@ -16,11 +16,11 @@
 #include "catch.hpp"
 #include "app/launch.hpp"
 #include "fake_host.hpp"
-#include "sandbox/bwrap/format.hpp"
-#include "sandbox/bwrap/env_binds.hpp"
-#include "sandbox/bwrap/host_tools.hpp"
-#include "sandbox/bwrap/managed_paths.hpp"
-#include "sandbox/bwrap/plan.hpp"
+#include "sandbox/bwrap/plan/format.hpp"
+#include "sandbox/bwrap/probe/env_binds.hpp"
+#include "sandbox/bwrap/probe/host_tools.hpp"
+#include "sandbox/bwrap/probe/managed_paths.hpp"
+#include "sandbox/bwrap/plan/plan.hpp"
 
 using namespace blaude;
 using namespace blaude::sandbox;

@@ -1,5 +1,5 @@
 #include "catch.hpp"
-#include "sandbox/bwrap/gpg.hpp"
+#include "sandbox/bwrap/probe/gpg.hpp"
 
 using namespace blaude::sandbox::bwrap;
 

@@ -9,7 +9,7 @@
 
 #include "catch.hpp"
 #include "temp_dir.hpp"
-#include "sandbox/bwrap/held.hpp"
+#include "sandbox/bwrap/plan/held.hpp"
 
 using namespace blaude;
 using namespace blaude::sandbox;

@@ -11,8 +11,8 @@
 #include "catch.hpp"
 #include "temp_dir.hpp"
 #include "fake_host.hpp"
-#include "sandbox/bwrap/held.hpp"
-#include "sandbox/bwrap/mount_checks.hpp"
+#include "sandbox/bwrap/plan/held.hpp"
+#include "sandbox/bwrap/run/mount_checks.hpp"
 #include "sandbox/request.hpp"
 
 using namespace blaude;

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "sandbox/bwrap/mount_order.hpp"
+#include "sandbox/bwrap/plan/mount_order.hpp"
 
 inline void check_mount_order(const std::vector<std::string>& argv) {
   for (const auto& s : blaude::sandbox::bwrap::shadowed_mounts(argv)) FAIL_CHECK(blaude::sandbox::bwrap::describe(s));

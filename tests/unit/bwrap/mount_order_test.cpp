@@ -9,9 +9,9 @@
 
 #include "catch.hpp"
 #include "fake_host.hpp"
-#include "sandbox/bwrap/mount_order.hpp"
+#include "sandbox/bwrap/plan/mount_order.hpp"
 #include "bwrap/mount_order_check.hpp"
-#include "sandbox/bwrap/plan.hpp"
+#include "sandbox/bwrap/plan/plan.hpp"
 
 using namespace blaude;
 using namespace blaude::sandbox;

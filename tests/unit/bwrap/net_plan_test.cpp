@@ -6,7 +6,7 @@
 #include "bwrap/mount_order_check.hpp"
 #include "catch.hpp"
 #include "fake_host.hpp"
-#include "sandbox/bwrap/plan.hpp"
+#include "sandbox/bwrap/plan/plan.hpp"
 
 using namespace blaude;
 using namespace blaude::sandbox;

@@ -1,4 +1,4 @@
-// The own-overlay probe's per-boot cache (sandbox/bwrap/overlay_cache.hpp): what the key binds,
+// The own-overlay probe's per-boot cache (sandbox/bwrap/probe/overlay_cache.hpp): what the key binds,
 // that only a positive answer for the same key is read back, and that a cached answer that no
 // longer holds is dropped by the confine step itself (with the real kernel).
 #include <sys/stat.h>
@@ -10,8 +10,8 @@
 #include <string>
 
 #include "catch.hpp"
-#include "sandbox/bwrap/confine.hpp"
-#include "sandbox/bwrap/overlay_cache.hpp"
+#include "sandbox/bwrap/probe/confine.hpp"
+#include "sandbox/bwrap/probe/overlay_cache.hpp"
 
 using namespace blaude::sandbox::bwrap;
 using blaude::sandbox::Confinement;

@@ -11,9 +11,9 @@
 
 #include "catch.hpp"
 #include "fake_host.hpp"
-#include "sandbox/bwrap/plan.hpp"
-#include "sandbox/bwrap/probe_ipc.hpp"
-#include "sandbox/bwrap/scan.hpp"
+#include "sandbox/bwrap/plan/plan.hpp"
+#include "sandbox/bwrap/probe/probe_ipc.hpp"
+#include "sandbox/bwrap/probe/scan.hpp"
 
 using namespace blaude;
 using namespace blaude::sandbox;

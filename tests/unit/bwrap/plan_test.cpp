@@ -8,9 +8,9 @@
 #include "catch.hpp"
 #include "common/shell_quote.hpp"
 #include "fake_host.hpp"
-#include "sandbox/bwrap/format.hpp"
-#include "sandbox/bwrap/plan.hpp"
-#include "sandbox/bwrap/protect_gate.hpp"
+#include "sandbox/bwrap/plan/format.hpp"
+#include "sandbox/bwrap/plan/plan.hpp"
+#include "sandbox/bwrap/plan/gate_args.hpp"
 
 using namespace blaude;
 using namespace blaude::sandbox;

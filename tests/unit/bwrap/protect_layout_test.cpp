@@ -3,7 +3,7 @@
 #include <map>
 
 #include "catch.hpp"
-#include "sandbox/bwrap/protect_layout.hpp"
+#include "sandbox/bwrap/plan/protect_layout.hpp"
 
 using namespace blaude::sandbox::bwrap;
 

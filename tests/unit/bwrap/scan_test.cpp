@@ -11,9 +11,9 @@
 
 #include "catch.hpp"
 #include "app/launch.hpp"
-#include "sandbox/bwrap/features.hpp"
-#include "sandbox/bwrap/scan.hpp"
-#include "sandbox/bwrap/workspace.hpp"
+#include "sandbox/bwrap/probe/features.hpp"
+#include "sandbox/bwrap/probe/scan.hpp"
+#include "sandbox/bwrap/probe/workspace.hpp"
 #include "common/paths.hpp"
 
 using namespace blaude;
