@@ -47,9 +47,12 @@ std::vector<std::string> settings_files(const std::string& home, const std::stri
 }
 
 bool blocks_bypass(std::string_view json_text) {
-  auto parsed = strict_json_parse(json_text);
-  if (!parsed || !parsed->is_object()) return false;
-  const auto& j = *parsed;
+  // Lenient on purpose: this only decides whether to warn, so reading more than claude would
+  // errs on the side of a warning. Bounded all the same: nothing deeper is parsed.
+  if (strict_json_error(json_text).find("nested deeper") != std::string::npos) return false;
+  auto j = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false,
+                                 /*ignore_comments=*/true);
+  if (j.is_discarded() || !j.is_object()) return false;
   auto perms = j.find("permissions");
   if (perms == j.end() || !perms->is_object()) return false;
   auto key = perms->find("disableBypassPermissionsMode");
