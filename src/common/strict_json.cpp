@@ -1,5 +1,7 @@
 #include "common/strict_json.hpp"
 
+#include <cmath>
+#include <cstdlib>
 #include <unordered_set>
 #include <vector>
 
@@ -124,8 +126,20 @@ private:
     return true;
   }
 
-  // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+  // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, within a double's range: JSON.parse reads
+  // 1e999 as Infinity where nlohmann refuses the whole text, so the two would differ.
   bool number() {
+    const size_t start = i_;
+    if (!number_syntax()) return false;
+    const std::string token(s_.substr(start, i_ - start));
+    if (!std::isfinite(std::strtod(token.c_str(), nullptr))) {
+      i_ = start;
+      return fail("a number out of a double's range");
+    }
+    return true;
+  }
+
+  bool number_syntax() {
     if (s_[i_] == '-') ++i_;
     if (i_ >= s_.size() || !is_digit(s_[i_])) return fail("a malformed number");
     if (s_[i_] == '0') {

@@ -30,6 +30,10 @@ TEST_CASE("strict json: what JSON.parse refuses is refused", "[strict_json]") {
     CHECK_FALSE(ok(s));
   CHECK_FALSE(ok(std::string("[\"a\0b\"]", 7)));
   CHECK_FALSE(ok(std::string("{}\0", 3)));
+  // JSON.parse reads 1e999 as Infinity, nlohmann refuses the text: refused, so both agree.
+  CHECK(strict_json_error("[1e999]").find("out of a double's range") != std::string::npos);
+  CHECK(strict_json_error("-1e1113").find("out of a double's range") != std::string::npos);
+  CHECK(ok("[1e-999, 1.7976931348623157e308]"));
 }
 
 TEST_CASE("strict json: beyond JSON.parse, what a lenient reader would read otherwise", "[strict_json]") {
