@@ -5,7 +5,12 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <set>
 #include <chrono>
 #include <thread>
 #include <cstdlib>
@@ -19,6 +24,7 @@
 #include "common/claude_keys.hpp"
 #include "common/file_io.hpp"
 #include "common/paths.hpp"
+#include "common/strict_json.hpp"
 
 namespace blaude::app {
 
@@ -27,6 +33,10 @@ namespace {
 // The walk before the session holds up the child's start; the one after only blaude's exit.
 constexpr double kBeforeSeconds = 3.0;
 constexpr double kAfterSeconds = 10.0;
+// The names-only pass below where a walk stopped (walk.hpp): short before (it delays the child),
+// longer after.
+constexpr double kBeforeSweepSeconds = 1.0;
+constexpr double kAfterSweepSeconds = 5.0;
 
 std::string utc_stamp() {
   std::time_t t = std::time(nullptr);
@@ -46,31 +56,149 @@ void log_text(const std::string& text) {
   }
 }
 
-// claude's files can be megabytes (~/.claude.json keeps every project's history): generous, bounded.
-std::optional<std::string> read_claude(const std::string& path) { return read_small_file(path, 64u << 20); }
+// The largest file of each kind the audit reads; a larger one is hostile (moved aside).
+size_t claude_cap(audit::ClaudeFile kind) {
+  return kind == audit::ClaudeFile::State ? audit::kMaxClaudeContent : size_t(16) << 20;
+}
 
-// Claude's files that changed what claude runs: one finding each, to rewrite (claude_files.hpp).
+// Claude's files as they are now, read the way watch_claude() read them at the start.
+BeneathEntry read_now(const WatchedClaude& w) {
+  BeneathEntry e;
+  if (!w.anchor || !*w.anchor) {
+    e.kind = BeneathEntry::Missing;
+    return e;
+  }
+  return read_beneath(w.anchor->get(), w.rel, claude_cap(w.kind));
+}
+
+// The file through the symlink the start already had (the user's own: a dotfiles link), as
+// claude reads it; non-blocking and regular files only, like every other read here.
+std::optional<std::string> read_through_link(const WatchedClaude& w, const BeneathEntry& e) {
+  if (!e.dir || !*e.dir) return std::nullopt;
+  UniqueFd fd(::openat(e.dir->get(), e.name.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  struct stat st;
+  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || size_t(st.st_size) > claude_cap(w.kind))
+    return std::nullopt;
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) return out;
+    out.append(buf, size_t(n));
+    if (out.size() > claude_cap(w.kind)) return std::nullopt;
+  }
+}
+
+std::string mib(size_t n) { return std::to_string((n + (1 << 20) - 1) >> 20) + " MiB"; }
+
+}  // namespace
+
+WatchedClaude watch_claude(const std::string& path, audit::ClaudeFile kind, const std::vector<std::string>& roots) {
+  WatchedClaude w{path, kind, std::nullopt, nullptr, {}, {}};
+  std::string root;
+  for (const auto& r : roots)
+    if (!r.empty() && is_under(path, r) && path != r && r.size() > root.size()) root = r;
+  if (root.empty()) root = dirname_of(path);
+  // `dir` as it resolves now, or the nearest dir above it that exists (a file made in a dir
+  // that is new is still found, beneath a dir that is not).
+  auto hold = [&](std::string dir, std::string rel) {
+    std::string real = canonical_path(dir);
+    while (real.empty() && dir.size() > 1) {
+      const std::string up = dirname_of(dir);
+      rel = dir.substr(up == "/" ? 1 : up.size() + 1) + "/" + rel;
+      dir = up;
+      real = canonical_path(dir);
+    }
+    UniqueFd fd = real.empty() ? UniqueFd() : open_dir_no_symlinks(real);
+    w.anchor = fd ? std::make_shared<UniqueFd>(std::move(fd)) : nullptr;
+    w.rel = std::move(rel);
+  };
+  hold(root, path.substr(root == "/" ? 1 : root.size() + 1));
+  BeneathEntry e = read_now(w);
+  if (e.kind == BeneathEntry::Symlink && e.component) {
+    // The user's own layout (~/.claude a link to a dotfiles dir): trusted as it resolves now,
+    // before anything in the sandbox ran.
+    hold(dirname_of(path), path.substr(path.rfind('/') + 1));
+    e = read_now(w);
+  }
+  if (e.kind == BeneathEntry::File) w.text = std::move(e.text);
+  if (e.kind == BeneathEntry::Symlink && !e.component) {
+    w.link = e.link;
+    w.text = read_through_link(w, e);
+  }
+  return w;
+}
+
 std::vector<audit::Finding> claude_findings(const std::vector<WatchedClaude>& watched, const std::string& stamp) {
   std::vector<audit::Finding> out;
+  std::set<std::string> components;  // a dir made a link is reported once
   for (const auto& w : watched) {
-    const auto text = read_claude(w.path);
-    if (text == w.text) continue;  // the usual case for settings: nothing to parse
-    const auto after = audit::project_claude(w.kind, text);
-    auto changes = audit::claude_changes(audit::project_claude(w.kind, w.text), after);
-    if (changes.empty()) continue;
+    BeneathEntry e = read_now(w);
     audit::Finding f;
     f.path = w.path;
-    if (w.kind == audit::ClaudeFile::Script)
-      changes = {w.text ? "a program claude's settings name, rewritten" : "a program claude's settings name, created"};
-    f.details = std::move(changes);
     f.act = audit::Act::Rewrite;
-    f.aside = w.path + ".blaude-audit-" + stamp;
     f.claude = w.kind;
     f.claude_before = w.text;
+    f.held_dir = e.dir;
+    f.held_name = e.name;
+    std::optional<std::string> text;
+    std::string hostile;
+    switch (e.kind) {
+      case BeneathEntry::Missing: continue;  // gone: nothing of it runs
+      case BeneathEntry::File: text = std::move(e.text); break;
+      case BeneathEntry::Symlink:
+        if (e.component) {
+          // A dir on the way to the file is now a symlink: claude would read (and a rewrite would
+          // write) wherever it leads, another project's settings say. The link itself goes.
+          const size_t cut = w.path.size() - w.rel.size();
+          std::string p = w.path.substr(0, cut);
+          for (const auto& part : relative_components(w.rel)) {
+            p += part;
+            if (part == e.name) break;
+            p += "/";
+          }
+          if (!components.insert(p).second) continue;
+          f.path = p;
+          f.details = {"a symlink (to " + e.link + ") where " + w.path + " has a directory: claude would follow it"};
+          f.act = audit::Act::MoveAside;
+          f.aside = f.path + ".blaude-audit-" + stamp;
+          out.push_back(std::move(f));
+          continue;
+        }
+        if (!w.link.empty() && e.link == w.link) {
+          text = read_through_link(w, e);  // the user's own link, as at the start
+          if (!text) hostile = "what its symlink leads to is no regular file blaude can read";
+        } else {
+          hostile = "a symlink (to " + e.link + ") that was not there at the start: claude would follow it";
+        }
+        break;
+      case BeneathEntry::TooBig:
+        hostile = "larger than blaude reads (" + mib(e.size) + ", at most " + mib(claude_cap(w.kind)) + ")";
+        break;
+      case BeneathEntry::Other: hostile = "not a regular file (a FIFO, a socket, a device or a directory)"; break;
+      case BeneathEntry::Error: hostile = "cannot be read (" + e.error + ")"; break;
+    }
+    if (hostile.empty() && text == w.text) continue;  // the usual case for settings: nothing to parse
+    std::vector<std::string> changes;
+    if (hostile.empty()) {
+      changes = audit::claude_changes(audit::project_claude(w.kind, w.text), audit::project_claude(w.kind, text));
+      if (changes.empty()) continue;
+      if (w.kind == audit::ClaudeFile::Script)
+        changes = {w.text ? "a program claude's settings name, rewritten" : "a program claude's settings name, created"};
+    } else {
+      changes = {hostile};
+      f.whole = true;
+    }
+    f.details = std::move(changes);
+    f.aside = w.path + ".blaude-audit-" + stamp;
     out.push_back(std::move(f));
   }
   return out;
 }
+
+namespace {
 
 // The snapshot before the session; only with it does the session's end compare repositories.
 void take_before(AuditSession& s, const std::vector<audit::PriorWalk>& prior) {
@@ -107,7 +235,9 @@ std::vector<std::string> claude_watched_scripts(const std::vector<WatchedClaude>
   std::vector<std::string> out;
   for (const auto& w : settings) {
     if (w.kind != audit::ClaudeFile::Settings || !w.text) continue;
-    auto doc = nlohmann::json::parse(*w.text, nullptr, false, true);
+    // Strictly (bounded depth, no duplicate key): the command walk recurses on the document.
+    if (!strict_json_error(*w.text).empty()) continue;
+    const auto doc = nlohmann::json::parse(*w.text, nullptr, /*allow_exceptions=*/false);
     if (doc.is_discarded()) continue;
     for (const auto& cmd : claude_setting_commands(doc))
       for (const auto& p : claude_command_paths(cmd, home, workspace)) {
@@ -155,18 +285,22 @@ std::optional<audit::PriorWalk> prior_walk(const sandbox::bwrap::WorkspaceScan& 
 AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launch& l) {
   AuditSession s;
   if (!l.sandboxed || o.allow_protected_writes) return s;
+  std::vector<std::string> anchors = l.plan.writable_dirs;
+  anchors.push_back(host.home);
+  if (!o.tmp) anchors.push_back(host.cwd);
   for (auto& [path, kind] : claude_watched_files(host.home, host.get("CLAUDE_CONFIG_DIR"), o.tmp ? "" : host.cwd)) {
     // Only read here (the start is on the way to the child's exec); parsed at the end, and only
     // when the file changed.
-    s.claude.push_back(WatchedClaude{path, kind, read_claude(path)});
+    s.claude.push_back(watch_claude(path, kind, anchors));
   }
   for (const auto& path : claude_watched_scripts(s.claude, host.home, o.tmp ? "" : host.cwd, l.plan.writable_dirs)) {
-    s.claude.push_back(WatchedClaude{path, audit::ClaudeFile::Script, read_claude(path)});
+    s.claude.push_back(watch_claude(path, audit::ClaudeFile::Script, anchors));
   }
   s.walk.roots = audit_roots(l.plan.writable_dirs);
   if (s.walk.roots.empty()) return s;
   s.walk.home = host.home;
   s.walk.seconds = kBeforeSeconds;
+  s.walk.sweep_seconds = kBeforeSweepSeconds;
   s.test_delay_ms = std::atoi(host.get("BLAUDE_TEST_AUDIT_DELAY_MS").c_str());
   if (l.plan.deferred) return s;  // audit_before(), once the scan is done
   take_before(s, l.prior_walks);
@@ -187,18 +321,15 @@ void audit_end(AuditSession& s) {
   // Claude's files first: a git finding cannot touch them, and their rewrite is in their own dir
   // only (the paths are blaude's, not the agent's: their dirs are the roots).
   if (!s.claude.empty()) {
+    // Each finding carries the dir it was read in, reached beneath one held since the start: no
+    // path is resolved again, so nothing outside is touched.
     findings = claude_findings(s.claude, stamp);
-    // Each file's own dir, canonical (also in /tmp: a status line kept there is watched too).
-    std::vector<std::string> dirs;
-    for (const auto& f : findings) {
-      char buf[PATH_MAX];
-      if (::realpath(dirname_of(f.path).c_str(), buf)) dirs.push_back(buf);
-    }
-    applied = audit::apply_findings(findings, dirs);
+    applied = audit::apply_findings(findings, {});
   }
   audit::Snapshot after;
   if (s.enabled) {
     s.walk.seconds = kAfterSeconds;
+    s.walk.sweep_seconds = kAfterSweepSeconds;
     after = audit::take_snapshot(s.walk);
     auto git = audit::compare(s.before, after, {s.walk.roots, stamp});
     auto done = audit::apply_findings(git, s.walk.roots);

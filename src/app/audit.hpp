@@ -4,25 +4,33 @@
 // and the report (stderr and the log). The sandbox cannot reach any of it: it runs in blaude,
 // on the host, when the sandbox's processes are dead.
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "app/launch.hpp"
 #include "audit/claude_files.hpp"
+#include "audit/diff.hpp"
 #include "audit/snapshot.hpp"
 #include "audit/walk.hpp"
 #include "cli/options.hpp"
 #include "common/host_env.hpp"
+#include "common/unique_fd.hpp"
 #include "sandbox/bwrap/probe/host_facts.hpp"
 
 namespace blaude::app {
 
 // One of Claude Code's files the sandbox can write, as it was at the start (claude_files.hpp).
+// It is read beneath a dir held open from before the session (`anchor`, the deepest dir above it
+// that the sandbox cannot rename), never through a symlink the start did not have.
 struct WatchedClaude {
   std::string path;
   audit::ClaudeFile kind = audit::ClaudeFile::Settings;
-  std::optional<std::string> text;  // nullopt: no such file
+  std::optional<std::string> text;  // nullopt: no such file (or none blaude could read)
+  std::shared_ptr<UniqueFd> anchor;  // null: nothing is read (no dir to hold)
+  std::string rel;                   // the path beneath `anchor`
+  std::string link;  // the start had a symlink at the file itself (the user's): its text
 };
 
 struct AuditSession {
@@ -51,6 +59,18 @@ void audit_end(AuditSession& s);
 
 // The probe's walk of the workspace as the audit takes it: only a complete one.
 std::optional<audit::PriorWalk> prior_walk(const sandbox::bwrap::WorkspaceScan& ws);
+
+// Holds `path`'s anchor and reads it as it is now (the start's state of one watched file).
+// `roots`: dirs whose own name the sandbox cannot change (the workspace, home, the writable
+// mounts): the deepest one above `path` is held, and the rest is walked without symlinks; where
+// the start already has a symlink on that way (the user's own layout) the file's dir as it
+// resolves now is held instead.
+WatchedClaude watch_claude(const std::string& path, audit::ClaudeFile kind, const std::vector<std::string>& roots);
+
+// The findings for the watched files as they are now (claude_files.hpp): a changed code-bearing
+// key; a file that is not strict JSON, too large, not a regular file or a new symlink (hostile
+// whole); a directory on the way made a symlink (moved aside, so claude does not follow it).
+std::vector<audit::Finding> claude_findings(const std::vector<WatchedClaude>& watched, const std::string& stamp);
 
 // The Claude Code files the audit watches (pure).
 std::vector<std::pair<std::string, audit::ClaudeFile>> claude_watched_files(const std::string& home,

@@ -12,6 +12,7 @@
 
 #include "common/file_io.hpp"
 #include "common/paths.hpp"
+#include "common/strict_json.hpp"
 
 namespace blaude::app {
 
@@ -46,6 +47,9 @@ std::vector<std::string> settings_files(const std::string& home, const std::stri
 }
 
 bool blocks_bypass(std::string_view json_text) {
+  // Lenient on purpose: this only decides whether to warn, so reading more than claude would
+  // errs on the side of a warning. Bounded all the same: nothing deeper is parsed.
+  if (strict_json_error(json_text).find("nested deeper") != std::string::npos) return false;
   auto j = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false,
                                  /*ignore_comments=*/true);
   if (j.is_discarded() || !j.is_object()) return false;
@@ -90,9 +94,11 @@ std::vector<std::string> list_json_files(const std::string& dir) {
 }
 
 OnboardingMerge merge_onboarding(std::string_view existing) {
-  // ordered_json keeps the user's key order: the file is claude's, we only add two flags.
-  auto j = nlohmann::ordered_json::parse(existing, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return {OnboardingMerge::Malformed, {}};
+  // ordered_json keeps the user's key order: the file is claude's, we only add two flags. Read
+  // strictly: a sandbox may have shaped it, and dump() below recurses on what was read.
+  auto parsed = strict_json_parse(existing);
+  if (!parsed || !parsed->is_object()) return {OnboardingMerge::Malformed, {}};
+  auto& j = *parsed;
   bool changed = false;
   for (const char* key : {"hasCompletedOnboarding", "bypassPermissionsModeAccepted"}) {
     auto it = j.find(key);

@@ -129,7 +129,7 @@ std::string move_aside(int dfd, const std::string& name, const std::string& asid
   return {};
 }
 
-bool read_all(int dfd, const std::string& name, std::string& out) {
+bool read_all(int dfd, const std::string& name, std::string& out, size_t cap = kMaxContent) {
   UniqueFd fd(::openat(dfd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
   struct stat st;
   if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
@@ -140,7 +140,7 @@ bool read_all(int dfd, const std::string& name, std::string& out) {
     if (n < 0) return false;
     if (n == 0) return true;
     out.append(buf, size_t(n));
-    if (out.size() > kMaxContent) return false;
+    if (out.size() > cap) return false;
   }
 }
 
@@ -172,20 +172,30 @@ bool write_new(int dfd, const std::string& name, const std::string& text, mode_t
 
 Applied apply_one(const Finding& f, const std::vector<std::string>& roots) {
   Applied a;
-  std::string where;
-  UniqueFd dfd = open_parent(f.path, where);
+  UniqueFd dfd;
+  if (f.held_dir && *f.held_dir) {
+    // Reached beneath a dir held from before the session, no symlink crossed: already inside.
+    dfd = UniqueFd(::fcntl(f.held_dir->get(), F_DUPFD_CLOEXEC, 0));
+  } else {
+    std::string where;
+    dfd = open_parent(f.path, where);
+    if (!dfd) {
+      a.error = std::string("cannot open its directory: ") + std::strerror(errno);
+      return a;
+    }
+    bool inside = false;
+    for (const auto& r : roots) inside |= !where.empty() && is_under(where, r);
+    if (!inside) {
+      a.error = "its directory is " + (where.empty() ? std::string("unknown") : where) +
+                ", outside the audited directories: not touched";
+      return a;
+    }
+  }
   if (!dfd) {
     a.error = std::string("cannot open its directory: ") + std::strerror(errno);
     return a;
   }
-  bool inside = false;
-  for (const auto& r : roots) inside |= !where.empty() && is_under(where, r);
-  if (!inside) {
-    a.error = "its directory is " + (where.empty() ? std::string("unknown") : where) +
-              ", outside the audited directories: not touched";
-    return a;
-  }
-  const std::string name = base_of(f.path);
+  const std::string name = f.held_dir && !f.held_name.empty() ? f.held_name : base_of(f.path);
   struct stat st;
   const mode_t mode = ::fstatat(dfd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)
                           ? st.st_mode & 0777
@@ -197,8 +207,9 @@ Applied apply_one(const Finding& f, const std::vector<std::string>& roots) {
   // Clean what was actually moved, which may differ from what the walk read.
   std::string moved;
   if (f.claude) {
-    // A link or a FIFO moved aside is read as no JSON at all: the start's text goes back.
-    if (!read_all(dfd.get(), aside, moved)) moved.clear();
+    // A link or a FIFO moved aside is read as no JSON at all: the start's text goes back. So is
+    // a file judged hostile whole: nothing of the agent's copy is read again.
+    if (f.whole || !read_all(dfd.get(), aside, moved, kMaxClaudeContent)) moved.clear();
     if (auto clean = claude_clean_text(*f.claude, f.claude_before, moved, &a.how))
       a.rewritten = write_new(dfd.get(), name, *clean, mode, a.error);
     return a;

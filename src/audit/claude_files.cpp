@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/claude_keys.hpp"
+#include "common/strict_json.hpp"
 
 namespace blaude::audit {
 
@@ -13,9 +14,11 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// As lenient as we can be (comments allowed): a file we read as JSON is one claude may read.
+// As strict as claude's JSON.parse, and stricter where a reader could see another document
+// (duplicate keys, lone surrogates, depth): what does not pass is hostile, never read leniently.
 Json parse(std::string_view text) {
-  return Json::parse(text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
+  auto j = strict_json_parse(text);
+  return j ? std::move(*j) : Json(Json::value_t::discarded);
 }
 
 // null, false, "", {} and [] run nothing and switch nothing on: the same as no key. claude writes
@@ -79,8 +82,14 @@ ClaudeProjection project_claude(ClaudeFile kind, const std::optional<std::string
     if (depth == 3 && kind == ClaudeFile::State && top == "projects") return listed(claude_code_state_keys());
     return true;
   };
-  Json doc = Json::parse(*text, keep, /*allow_exceptions=*/false, /*ignore_comments=*/true);
-  if (doc.is_discarded() || !doc.is_object()) return p;
+  // The strict check first: nlohmann never sees text deeper than the bound or with a key twice.
+  p.error = strict_json_error(*text);
+  if (!p.error.empty()) return p;
+  Json doc = Json::parse(*text, keep, /*allow_exceptions=*/false, /*ignore_comments=*/false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    p.error = "not a JSON object";
+    return p;
+  }
   p.parsed = true;
   each_key(kind, doc, [&](const KeyPath& k, const Json& v) { p.keys.emplace(k, dump(v)); });
   return p;
@@ -90,10 +99,12 @@ std::vector<std::string> claude_changes(const ClaudeProjection& before, const Cl
   std::vector<std::string> out;
   if (!after.exists) return out;  // gone: nothing of it runs
   if (!after.parsed) {
-    // claude refuses a settings file that is not strict JSON ("Invalid or malformed JSON": none of
-    // it is in effect; checked with 2.1.332, a trailing comma), so a new one runs nothing. One that
-    // parsed at the start gets its text back: the user's own settings are not lost to a broken copy.
-    if (before.parsed) out.push_back("is not valid JSON any more (it was at the start)");
+    // What blaude cannot read as strictly as claude does is hostile, new or not: a reader that
+    // differs from ours (a later claude, another tool) may run what we did not see. It is moved
+    // aside, and the start's text (if any) goes back.
+    out.push_back(std::string(before.parsed ? "is not valid JSON any more (it was at the start): "
+                                            : "is not strict JSON, so blaude cannot check it: ") +
+                  after.error);
     return out;
   }
   auto shown = [](const std::string& v) { return v.size() > 200 ? v.substr(0, 200) + "..." : v; };
@@ -161,7 +172,7 @@ std::optional<std::string> claude_clean_text(ClaudeFile kind, const std::optiona
     if (how) *how = "its code-bearing keys set back to their values at the start, every other change kept";
     return r;
   }
-  if (before.parsed) {
+  if (before_text) {
     if (how) *how = "the whole file as it was at the start (the agent's copy does not parse)";
     return *before_text;
   }

@@ -23,7 +23,8 @@ using KeyPath = std::vector<std::string>;
 
 struct ClaudeProjection {
   bool exists = false;  // the file could be read (through a link, as claude reads it)
-  bool parsed = false;  // and is a JSON object
+  bool parsed = false;  // and is a JSON object that passes strict_json_error (common/strict_json.hpp)
+  std::string error;    // why not, when it exists and did not parse
   // Each code-bearing key there → its value, as JSON text; not the inert ones (null, false, "",
   // {}, []: claude writes such defaults itself, and they run nothing).
   std::map<KeyPath, std::string> keys;
@@ -34,8 +35,8 @@ ClaudeProjection project_claude(ClaudeFile kind, const std::optional<std::string
 
 // One line per difference ("hooks: added", "projects./w.mcpServers: changed", "is not valid JSON
 // any more"); empty when nothing code-bearing changed. A removed file is none (nothing of it
-// runs), nor is a file that does not parse unless it parsed at the start (claude refuses a
-// malformed settings file whole). A removed key is one (a deny rule, say).
+// runs); a file that exists and does not parse strictly always is one (hostile: a reader other
+// than ours may read it), new or not. A removed key is one (a deny rule, say).
 std::vector<std::string> claude_changes(const ClaudeProjection& before, const ClaudeProjection& after);
 
 // `after_text` with each code-bearing key set back to its value in `before` (dropped where
@@ -45,9 +46,9 @@ std::optional<std::string> restore_claude_keys(ClaudeFile kind, const ClaudeProj
                                                std::string_view after_text);
 
 // The text to write in place of `after_text` (the agent's, moved aside): the restored one; else,
-// when the file parsed at the start, the whole text from the start (claude could not read the
-// agent's anyway, and a parser more lenient than ours must not get to); else nullopt (nothing is
-// written: the aside copy is all there is). `how` says which, for the report.
+// when there was a file at the start, its whole text (a parser more lenient than ours must not
+// get to read the agent's); else nullopt (nothing is written: the aside copy is all there is).
+// `how` says which, for the report.
 std::optional<std::string> claude_clean_text(ClaudeFile kind, const std::optional<std::string>& before_text,
                                              std::string_view after_text, std::string* how);
 

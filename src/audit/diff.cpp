@@ -13,26 +13,10 @@ namespace blaude::audit {
 std::string describe_entry(const ConfigEntry& e) {
   std::string out = e.key;
   if (!e.value) return out;
-  out += " = \"";
-  size_t n = 0;
-  for (unsigned char c : *e.value) {
-    if (++n > 200) {
-      out += "...";
-      break;
-    }
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      static const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
+  // Raw: the report shows every line through shown() (common/shown.hpp), which escapes what a
+  // terminal would act on; escaping here as well would show each backslash twice.
+  const std::string& v = *e.value;
+  return out + " = \"" + (v.size() > 200 ? v.substr(0, 200) + "..." : v) + "\"";
 }
 
 std::string sanitize_config(std::string_view before, std::string_view after, std::vector<std::string>* removed) {
@@ -118,6 +102,21 @@ std::vector<Finding> compare(const Snapshot& before, const Snapshot& after, cons
       f.act = Act::None;
       f.why_report_only = "the snapshot before the session did not reach it, so it may be yours";
     }
+    out.push_back(std::move(f));
+  }
+  // What the walk after the session did not get to read: a repository there that the start did
+  // not have (neither read nor seen by name) is moved aside whole, not only mentioned.
+  for (const auto& path : after.unchecked) {
+    const bool known = before.files.count(path) || before.unchecked.count(path) ||
+                       std::find(before.repos.begin(), before.repos.end(), path) != before.repos.end();
+    if (known || after.files.count(path)) continue;
+    Finding f;
+    f.path = path;
+    f.repo = path;
+    f.role = Role::Pointer;
+    f.details.push_back("a repository the audit did not get to check (its walk stopped at a limit)");
+    f.act = Act::MoveAside;
+    f.aside = path + ".blaude-audit-" + ctx.stamp;
     out.push_back(std::move(f));
   }
   return out;

@@ -1,6 +1,7 @@
 // The audit's decision: compare the snapshot taken before the session with the one taken after
 // it, and say what to make inert and how. Pure.
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,6 +10,7 @@
 #include "common/git_config.hpp"
 #include "audit/claude_files.hpp"
 #include "audit/snapshot.hpp"
+#include "common/unique_fd.hpp"
 
 namespace blaude::audit {
 
@@ -36,6 +38,13 @@ struct Finding {
   // at the start (nullopt: there was none). The rewrite is claude_clean_text's.
   std::optional<ClaudeFile> claude = std::nullopt;
   std::optional<std::string> claude_before = std::nullopt;
+  // Claude's files: hostile as a whole (not strict JSON, too large, not a regular file, a symlink
+  // the start did not have): moved aside and the start's text written back, nothing of it read.
+  bool whole = false;
+  // Where the entry is: a dir reached from a dir held since before the session without crossing a
+  // symlink, and the entry's name in it. Set: used as it is (no path is resolved again).
+  std::shared_ptr<UniqueFd> held_dir;
+  std::string held_name;
 };
 
 std::vector<Finding> compare(const Snapshot& before, const Snapshot& after, const AuditContext& ctx);

@@ -35,6 +35,8 @@ struct FileRecord {
 };
 
 inline constexpr size_t kMaxContent = 1 << 20;
+// Claude Code's files: its state file keeps every project's history (megabytes). Larger is hostile.
+inline constexpr size_t kMaxClaudeContent = size_t(64) << 20;
 
 struct Snapshot {
   std::map<std::string, FileRecord> files;  // by absolute path
@@ -45,6 +47,11 @@ struct Snapshot {
   std::set<std::string> own_hook_dirs, configured_hook_dirs;
   bool complete = true;                     // false: the walk ran out of time or depth
   std::vector<std::string> not_reached;     // where it stopped (a few paths)
+  // Below where it stopped (deeper than its limit, or left when its time ran out), a quick pass
+  // that only looks for names: each `.git` entry and bare-repository-shaped dir found there, not
+  // read. A new one is moved aside (diff.hpp): what the audit did not check is made inert.
+  std::set<std::string> unchecked;
+  bool swept = true;                        // false: that pass ran out of time too
   size_t dirs = 0;                          // directories read
   double seconds = 0;                       // how long the walk took
 };

@@ -122,6 +122,7 @@ public:
       auto p = std::find_if(prior.begin(), prior.end(), [&](const PriorWalk& w) { return w.root == root; });
       if (p == prior.end() || !from_prior(*p)) walk_root(root);
     }
+    if (in_.sweep_seconds > 0 && !unwalked_.empty()) sweep();
     snap_.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
     return std::move(snap_);
   }
@@ -156,6 +157,8 @@ private:
       if (late()) {
         stopped_at(p.path);
         for (const auto& q : stack) stopped_at(q.path);
+        unwalked_.push_back(std::move(p));
+        unwalked_.insert(unwalked_.end(), stack.begin(), stack.end());
         return;
       }
       auto dfd = std::make_shared<UniqueFd>(open_dir(p.parent->get(), p.name, false));
@@ -191,6 +194,7 @@ private:
       const std::string rel = dir == p.root ? "" : dir.substr(p.root.size() + 1);
       if (depth_of(rel) > in_.max_depth) {
         stopped_at(dir + " (deeper than " + std::to_string(in_.max_depth) + " levels)");
+        snap_.unchecked.insert(f.path);  // found by the probe, not read
         continue;
       }
       UniqueFd d = open_beneath(rootfd.get(), rel, dir);
@@ -265,6 +269,7 @@ private:
       if (e.type != DT_DIR) continue;
       if (depth + 1 > in_.max_depth) {
         stopped_at(child + " (deeper than " + std::to_string(in_.max_depth) + " levels)");
+        unwalked_.push_back({fd, e.name, child, depth + 1});
         continue;
       }
       stack.push_back({fd, e.name, child, depth + 1});
@@ -437,7 +442,44 @@ private:
     return !inside;
   }
 
+  // Below where the walk stopped: every `.git` entry and bare-shaped dir, by name only (nothing is
+  // read or followed), with its own time budget; no depth limit (an explicit stack, no recursion).
+  void sweep() {
+    const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(in_.sweep_seconds));
+    std::vector<Pending> stack = std::move(unwalked_);
+    while (!stack.empty()) {
+      if (Clock::now() >= end) {
+        snap_.swept = false;
+        return;
+      }
+      Pending p = std::move(stack.back());
+      stack.pop_back();
+      auto dfd = std::make_shared<UniqueFd>(open_dir(p.parent->get(), p.name, false));
+      if (!*dfd) continue;
+      std::vector<Entry> entries = list_dir(dfd->get(), buf_);
+      bool head = false, objects = false, refs = false;
+      for (const auto& e : entries) {
+        head |= e.name == "HEAD" && e.type == DT_REG;
+        objects |= e.name == "objects" && e.type == DT_DIR;
+        refs |= e.name == "refs" && e.type == DT_DIR;
+      }
+      if (head && objects && refs) {
+        snap_.unchecked.insert(p.path);
+        continue;
+      }
+      for (auto& e : entries) {
+        if (e.name == ".git") {
+          snap_.unchecked.insert(p.path + "/.git");
+          continue;
+        }
+        if (e.type == DT_DIR) stack.push_back({dfd, e.name, p.path + "/" + e.name, p.depth + 1});
+      }
+    }
+  }
+
   const WalkInput& in_;
+  std::vector<Pending> unwalked_;
   Clock::time_point start_, deadline_;
   Snapshot snap_;
   std::set<std::string> gitdirs_, hookdirs_;

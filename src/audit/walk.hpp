@@ -16,6 +16,9 @@ struct WalkInput {
   std::string home;                // for "~/" in include paths
   double seconds = 5.0;            // the deadline
   int max_depth = 256;             // directory levels below a root
+  // After the walk, the names-only pass below where it stopped (Snapshot::unchecked), for at
+  // most this long; 0: none.
+  double sweep_seconds = 0;
 };
 
 // What an earlier walk of `root` (the sandbox probe's, moments before) found: every `.git` entry

@@ -9,6 +9,7 @@
 
 #include "common/file_io.hpp"
 #include "common/paths.hpp"
+#include "common/strict_json.hpp"
 
 namespace blaude {
 
@@ -139,8 +140,10 @@ std::vector<std::string> claude_settings_files(const std::string& config_dir, co
 
 std::vector<std::string> claude_settings_scripts(const std::string& text, const std::string& home,
                                                  const std::string& workspace) {
-  auto doc = json::parse(text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
+  // Strictly (bounded depth, no duplicate key): hook_commands recurses on the document.
   std::vector<std::string> out;
+  if (!strict_json_error(text).empty()) return out;
+  auto doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) return out;
   for (const auto& cmd : claude_setting_commands(doc))
     for (auto& p : claude_command_paths(cmd, home, workspace))

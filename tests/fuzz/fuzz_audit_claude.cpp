@@ -28,12 +28,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (ClaudeFile kind : {ClaudeFile::Settings, ClaudeFile::State}) {
     const auto before = project_claude(kind, before_text);
     const auto after = project_claude(kind, after_text);
-    if (!claude_changes(after, after).empty()) fail("a file differs from itself");
+    // A file compared with itself has no change, unless it does not parse: that is hostile always.
+    if (after.parsed && !claude_changes(after, after).empty()) fail("a file differs from itself");
+    if (!after.parsed && claude_changes(before, after).empty()) fail("an unparseable file passed");
     std::string how;
     const auto clean = claude_clean_text(kind, before_text, after_text, &how);
     if (!clean) {
-      if (after.parsed || before.parsed) fail("nothing to write back although one side parses");
-      continue;
+      if (after.parsed) fail("nothing to write back although the agent's text parses");
+      continue;  // no text at the start, and the agent's is hostile: only the aside copy
     }
     const auto back = project_claude(kind, *clean);
     if (!back.parsed) {

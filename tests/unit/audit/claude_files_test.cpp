@@ -70,13 +70,17 @@ TEST_CASE("claude diff: new, changed and removed keys; non-code changes are none
   CHECK(ch[0].rfind("hooks: added", 0) == 0);
   CHECK(ch[1].rfind("statusLine: changed to", 0) == 0);
   CHECK(ch[2] == "permissions: removed");  // a removed deny rule is a loosening
-  // A removed file runs nothing; a file that stopped parsing is a finding; one that did not
-  // parse before and is untouched is not.
+  // A removed file runs nothing; a file that does not parse strictly is a finding, whatever the
+  // start had (the caller compares the texts first: an untouched file never gets here).
   CHECK(claude_changes(before, project_claude(S::Settings, std::nullopt)).empty());
   CHECK(claude_changes(before, P(S::Settings, "{")).size() == 1);
-  CHECK(claude_changes(P(S::Settings, "{"), P(S::Settings, "{")).empty());
-  CHECK(claude_changes(P(S::Settings, "{"), P(S::Settings, "{x")).empty());  // claude runs none of it
-  CHECK(claude_changes(project_claude(S::Settings, std::nullopt), P(S::Settings, "kept")).empty());
+  CHECK(claude_changes(P(S::Settings, "{"), P(S::Settings, "{x")).size() == 1);
+  const auto fresh = claude_changes(project_claude(S::Settings, std::nullopt), P(S::Settings, "kept"));
+  REQUIRE(fresh.size() == 1);
+  CHECK(fresh[0].find("not strict JSON") != std::string::npos);
+  // What a lenient reader would read otherwise: a duplicate key, a comment, a lone surrogate.
+  for (const char* t : {R"({"hooks": {}, "hooks": {"Stop": []}})", "{\"model\": \"a\"} // c", "{\"model\": \"\\ud800\"}"})
+    CHECK(claude_changes(before, P(S::Settings, t)).size() == 1);
 }
 
 TEST_CASE("claude restore: code-bearing keys back to the start, every other change kept", "[audit][claude]") {
@@ -134,8 +138,12 @@ TEST_CASE("claude clean text: malformed at the start or at the end loses nothing
   t = claude_clean_text(S::Settings, std::nullopt, R"({"statusLine": {"command": "x"}, "model": "c"})", &how);
   REQUIRE(t);
   CHECK(J(*t) == J(R"({"model": "c"})"));
-  // Malformed at both ends: nothing to write (the aside copy keeps it).
-  CHECK_FALSE(claude_clean_text(S::Settings, std::string("{oops"), "{worse", &how));
+  // Malformed at both ends: the start's text back as it was (the user's, whatever it holds).
+  t = claude_clean_text(S::Settings, std::string("{oops"), "{worse", &how);
+  REQUIRE(t);
+  CHECK(*t == "{oops");
+  // Nothing at the start and malformed at the end: nothing to write (the aside copy keeps it).
+  CHECK_FALSE(claude_clean_text(S::Settings, std::nullopt, "{worse", &how));
 }
 
 TEST_CASE("claude report: what changed, what was done, the undo line", "[audit][claude]") {
