@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Proxy mode's costs (issue 13), each against a baseline measured in the same run:
+# Proxy mode's costs, each against a baseline measured in the same run:
 #   bulk     a download from a loopback server (netbench serve on the host): direct on the host
 #            vs. from inside blaude in proxy mode (relay + host proxy); target >= 0.5x
 #   connect  connect-to-first-byte p50 over N fresh connections: direct vs. through the proxy;

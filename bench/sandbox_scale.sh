@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sandbox start-up at monorepo scale (issue 12): a generated tree (bench/gen_tree.sh, ~20,000
+# Sandbox start-up at monorepo scale: a generated tree (bench/gen_tree.sh, ~20,000
 # files) with N = 0, 10, 40, 160 nested repos (and "small", the default set), under /tmp (so the /tmp alias of the workspace is
 # protected too). For each N, in one hyperfine run, as uid 65534:
 #   blaude   `blaude --no-clipboard --exec true` (probe, plan, bwrap, protections, exec)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Where a PTY proxy's time to first output goes (issue 12), from kernel trace events (a tracefs
+# Where a PTY proxy's time to first output goes, from kernel trace events (a tracefs
 # instance of its own: sched_process_exec/fork, sys_enter_write, and with --stacks the kernel
 # stack of every uninterruptible sleep), without ptrace. Each variant is a command prefix run on a
 # fresh pty this script holds (the user's terminal); `{}` in it stands for the producer,

@@ -124,7 +124,7 @@ denied "rename a dir above a protected path (mv nested x)" in_box 'mv nested x'
 denied "rename .git" in_box 'mv .git g'
 denied "overwrite .env" in_box 'echo x > .env'
 if in_box 'echo evil > .GIT/HOOKS/t' >/dev/null 2>&1; then no "write .GIT/HOOKS/t (APFS is case-insensitive, D5)"; rm -f .git/hooks/t; else ok "write .GIT/HOOKS/t (APFS is case-insensitive, D5)"; fi
-denied "write ~/.claude/hooks/ (Claude Code runs its hooks on the host, issue 11)" in_box 'mkdir -p ~/.claude/hooks && echo evil > ~/.claude/hooks/blaude-accept.sh'
+denied "write ~/.claude/hooks/ (Claude Code runs its hooks on the host)" in_box 'mkdir -p ~/.claude/hooks && echo evil > ~/.claude/hooks/blaude-accept.sh'
 rm -f ~/.claude/hooks/blaude-accept.sh
 denied "write ~/.claude/plugins/ (installed plugins' hooks run on the host)" in_box 'mkdir -p ~/.claude/plugins && echo evil > ~/.claude/plugins/blaude-accept'
 rm -f ~/.claude/plugins/blaude-accept

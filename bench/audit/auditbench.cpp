@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
     cmp.push_back(ms_since(t));
     if (!f.empty()) return 1;
   }
-  // The Claude part (issue 11): its cost against the same run's find, with a ~/.claude.json of
+  // The Claude part: its cost against the same run's find, with a ~/.claude.json of
   // 200 projects of 20 history lines each (a heavy user's; most are far smaller).
   const ClaudeFiles cf = write_claude_files(200);
   std::vector<double> claude, claude_same, claude_start, find2;

@@ -1,4 +1,4 @@
-// early_spawn: what starting bwrap before the probe would save (issue 12's next lever, measured
+// early_spawn: what starting bwrap before the probe would save (a start-up lever, measured
 // before anyone restructures the launch for it). bwrap reads its options from `--args FD` until
 // EOF; with FD a pipe, bwrap can be exec'd first, load its libraries and set up its CPU features
 // (0.8-1.0 ms from its exec to its argument parsing on the test VM) while the launcher is still

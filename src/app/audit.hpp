@@ -1,4 +1,4 @@
-// The post-session audit (issue 11 class 2), as the app layer sequences it: a snapshot of the
+// The post-session audit, as the app layer sequences it: a snapshot of the
 // git repositories under every dir the sandbox can write, taken before the child starts; after
 // the child is gone and the terminal restored, a second walk, the comparison, the neutralising
 // and the report (stderr and the log). The sandbox cannot reach any of it: it runs in blaude,

@@ -151,8 +151,8 @@ Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std:
   // Where the protect helper mounts the protections, they are left to finish after bwrap's spawn
   // (deferred.hpp), even when the workspace scan is done by now (a small workspace): the scan of
   // the user's own /tmp sockets and the protections' layout then run while bwrap starts, not
-  // before it (2 ms of a small repo's start with Claude Code's dirs in /tmp: docs/PERFORMANCE.md
-  // "Session 12"). Without the helper they are bwrap options: the scan is waited for here.
+  // before it (2 ms of a small repo's start with Claude Code's dirs in /tmp, measured). Without
+  // the helper they are bwrap options: the scan is waited for here.
   // BLAUDE_SCAN=sync (no thread: HostFacts::probe) makes the plan whole; =defer is the default.
   if (facts.ws_pending && !facts.inner_mounts) bw::wait_for_scan(facts);
   try {

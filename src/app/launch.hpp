@@ -33,7 +33,7 @@ struct Launch {
   std::optional<sandbox::trust::GateRequest> gate;
   std::optional<sandbox::trust::TrustEntry> trust_answer;
   std::string bwrap;  // sandboxed: the bwrap that runs, to explain its failure
-  std::optional<NetLaunch> net;  // proxy mode (issue 13): the proxy supervise() runs
+  std::optional<NetLaunch> net;  // proxy mode: the proxy supervise() runs
   // The probe's complete walk of the workspace: the audit's snapshot before the session reuses it.
   std::vector<audit::PriorWalk> prior_walks;
   // Seatbelt: where the session starts (bwrap says it with --chdir), and the argv text the

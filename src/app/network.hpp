@@ -1,4 +1,4 @@
-// Proxy mode in the app layer (issue 13): deciding it (which destinations, from the command
+// Proxy mode in the app layer: deciding it (which destinations, from the command
 // line, the policies and the provider's defaults), running its host side around the session,
 // and the text --help, --print-policy and `blaude doctor` show about it.
 #pragma once

@@ -16,7 +16,7 @@ namespace blaude {
 // bytes is allocated, not written. A fresh page is only faulted in when getdents64 fills it,
 // so /tmp's 1 MiB buffer costs the pages its listing uses (one or two), not 256 zeroed ones
 // (each page fault ~50 us on this project's 2-core VM: 256 faults were ~20% of a small
-// repository's start, session 7's page-fault profile).
+// repository's start in a page-fault profile).
 template <class T>
 struct UninitAllocator : std::allocator<T> {
   template <class U>

@@ -27,7 +27,7 @@ inline uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 // FIPS 180-4, section 6.2. The digest of the trust ledger's policy files and the audit's hooks:
 // small inputs, so a plain implementation (~300 MB/s here) is plenty. Not nettle: its static
 // library's constructor probes the CPU with CPUID at every process start, blaude's and the exec
-// shim's, and a CPUID traps to the hypervisor in a VM (docs/PERFORMANCE.md, session 14).
+// shim's, and a CPUID traps to the hypervisor in a VM (docs/PERFORMANCE.md).
 struct Sha256::Ctx {
   uint32_t h[8];
   uint64_t bytes = 0;  // fed so far

@@ -1,6 +1,6 @@
 // SHA-256, one-shot or streamed, as lower-case hex. Our own (sha256.cpp, FIPS 180-4): OpenSSL's
-// EVP linked ~3 MB of libcrypto.a (issue 14's budget: <= 6 MB) and nettle's static library runs
-// a CPUID probe at every process start (a trap to the hypervisor in a VM).
+// EVP linked ~3 MB of libcrypto.a (against a budget of <= 6 MB for the binary) and nettle's
+// static library runs a CPUID probe at every process start (a trap to the hypervisor in a VM).
 #pragma once
 #include <memory>
 #include <string>

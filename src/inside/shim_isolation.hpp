@@ -1,5 +1,5 @@
 // What the exec shim does inside the sandbox, before it execs the command, so that nothing the
-// command runs can stop or take over the processes that supervise it (issue 15).
+// command runs can stop or take over the processes that supervise it.
 //
 // Without it the command shares bwrap's process group: kill(0, SIGSTOP) from inside stops
 // bwrap (outside the pid namespace), and the sandbox's init (bwrap's pid 1, same uid, dumpable)

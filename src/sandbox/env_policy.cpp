@@ -17,7 +17,7 @@ bool ends_with(std::string_view s, std::string_view p) {
 // MCP_PROTOCOL_NEGOTIATION, MCP_SDK_GENERATION, BETA_TRACING_ENDPOINT,
 // ENABLE_BETA_TRACING_DETAILED, lower-case http_proxy/https_proxy/socks_proxy/no_proxy,
 // TERM_PROGRAM(_VERSION), NOTEBOOKLM_QUERY_TIMEOUT and NOTEBOOKLM_BL, which the seed does not
-// name (issue 14); --env KEY=VALUE passes any of them.
+// name; --env KEY=VALUE passes any of them.
 // Whole namespaces owned by Claude Code and its providers: new upstream variables pass without
 // a blaude release. The CLAUDE_ prefix is why the deny-set below must be checked first.
 constexpr std::string_view kPrefixes[] = {

@@ -48,20 +48,20 @@ enum class InnerKind : unsigned char {
   ReadOnly,  // a read-only clone of the object on itself (file or dir, with what is mounted below)
   Pin,       // a writable clone on itself: the name can no longer be renamed or removed
   EmptyDir,  // a missing dir: created empty, then an empty read-only tmpfs on it
-  // Host IPC shadows (issue 11 class 3), on the very object the probe listed in /tmp (id: dev,
+  // Host IPC shadows, on the very object the probe listed in /tmp (id: dev,
   // ino and type; dev = ino = 0: only its type, for a dir made by a host preparation):
   ShadowFile,  // /dev/null on a socket file: connect() is refused, the name cannot be moved
   ShadowDir,   // an empty writable tmpfs on a socket dir (.X11-unix, tmux-UID, ...)
-  // The workspace at another alias (its host path inside the rw /tmp, issue 12): a recursive
+  // The workspace at another alias (its host path inside the rw /tmp): a recursive
   // clone of the sandbox path `from` (the workspace's own bind, with every protection already
   // mounted in it) onto the object at `path`; both checked against id. One mount, the same view.
   Mirror,
   // The sandbox's /dev at `path`, as bwrap's --dev makes it (the same nodes, links, shm and
   // devpts), on the empty tmpfs bwrap mounted there; each device node cloned from the host's
-  // /dev after checking it is that device (issue 12: bwrap's --dev is six by-path binds that
+  // /dev after checking it is that device (bwrap's --dev is six by-path binds that
   // each re-read the mount table, and a second user namespace, ~0.7 ms of every start).
   Dev,
-  // A bind of bwrap's by path, made here instead (issue 12: bwrap re-reads the mount table after
+  // A bind of bwrap's by path, made here instead (bwrap re-reads the mount table after
   // each, ~0.15 ms a bind): the host object `host`, opened under bwrap's old root with no symlink
   // on the way and checked against id (the probe's; dev = ino = 0: the type, and the launcher
   // records dev and ino before bwrap starts), cloned recursively onto `path` (created like bwrap

@@ -15,7 +15,7 @@ struct Mount {
   bool rw = false;
 };
 
-// Proxy mode (issue 13), decided by the app layer: what bwrap adds after its mounts (an own
+// Proxy mode, decided by the app layer: what bwrap adds after its mounts (an own
 // network namespace, the proxy's socket and blaude's binary for the relay, read-only at fixed
 // paths) and the relay wrapper the command starts under. Absent: the host's network, or none
 // with --no-network.
@@ -31,7 +31,7 @@ inline constexpr const char* kExecShim = "__exec";
 // The same shim as a program of its own (src/shim_main.cpp, kShimName, installed beside blaude
 // or in PREFIX/libexec/blaude): linked statically where the libc allows, so its start inside the
 // sandbox loads no libc and applies no relocations, ~1 ms less per sandboxed start on a VM whose
-// page faults are dear (issue 12). bwrap starts it as `kSandboxShim kShimVerb CMD ARGS...`. The
+// page faults are dear. bwrap starts it as `kSandboxShim kShimVerb CMD ARGS...`. The
 // number after '@' is the protocol: the argv, the environment and the mount-checks file the shim
 // reads (mount_checks.hpp; mount_checks_test.cpp holds protocol 1's record byte for byte). Bump it
 // in both verbs whenever any of them changes: a blaude-exec from another build then refuses to run

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11 (e): the held binds (held.hpp) need bwrap's --ro-bind-fd (bubblewrap 0.5+). blaude asks
+# The held binds (held.hpp) need bwrap's --ro-bind-fd (bubblewrap 0.5+). blaude asks
 # the installed bwrap once (the cached feature probe, features.cpp) and, where the plan needs a
 # held bind and bwrap has no descriptor form, refuses with a clear error instead of binding by
 # path (the probe-then-mount race). The old bwrap is the real bwrap 0.8 behind a wrapper that

@@ -38,7 +38,7 @@ b --git --ssh --no-sandbox -c --model 'opus 4' 'a  b'
 check_eq "blaude flags mix freely, claude's keep their order" "argv0=claude|$SKIP|-c|--model|opus 4|a  b" "$A"
 check_eq "... in any position" "$A" "$(argv)"
 b --no-sandbox -p -- --debug --git
-# Issue 14: the rest goes to claude without the `--` (claude would read what follows one as its
+# The rest goes to claude without the `--` (claude would read what follows one as its
 # prompt: `blaude -- --debug` is `claude --debug`).
 check_eq "-- ends blaude's options; the words after it reach claude, the -- itself does not" "argv0=claude|$SKIP|-p|--debug|--git" "$(argv)"
 check "... and blaude's debug output did not switch on" bash -c "! grep -q 'claude $SKIP' '$T_DIR/out'"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 14's command-line items through the real blaude, sandboxed with the real bwrap as uid
+# Command-line items through the real blaude, sandboxed with the real bwrap as uid
 # 65534 and with --no-sandbox: `--` is not passed on; --exec CMD exits 127 (not found) and 126
 # (cannot run) the same way in both modes; did-you-mean for misspelt blaude options (never for
 # claude's); -m '~/x' and --mount=~/x expand ~.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11 class 2: repositories that did not exist when the session started. Inside the real
+# Repositories that did not exist when the session started. Inside the real
 # blaude (bwrap 0.8 and the overlay bwrap, as uid 65534) the agent makes a new repository with
 # core.fsmonitor, commits in it and adds it to the workspace's repo as a gitlink; in a second
 # workspace, one that is a subdirectory of a larger repo, it makes the workspace itself a repo.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11, Claude Code's own configuration as a way out: claude on the host runs what its
+# Claude Code's own configuration as a way out: claude on the host runs what its
 # settings name on its own (a SessionStart hook, the status line, apiKeyHelper, env's
 # NODE_OPTIONS, MCP servers from ~/.claude.json, plugins), and ~/.claude, ~/.claude.json and the
 # workspace are writable inside. Real blaude, bwrap 0.8 (blaude's own overlay) and the overlay

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11 class 4 (~/.config): with bwrap < 0.9 there are no bwrap overlays, and ~/.config used
+# ~/.config: with bwrap < 0.9 there are no bwrap overlays, and ~/.config used
 # to be host-writable. Files there run code on the host at the next login or app start
 # (autostart, systemd/user, nvim/init.lua) and blaude's own user policy is applied by the next
 # session without a prompt. Real blaude, bwrap 0.8 (blaude's own overlay) and the overlay bwrap,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11 class 3 / issue 14: --git binds only what gpg signing needs, found with gpgconf: the
+# --git binds only what gpg signing needs, found with gpgconf: the
 # agent's restricted (extra) socket at the agent's path, and the public keyring. Real gpg-agent,
 # real git, real blaude and bwrap, as uid 65534. Inside: a signed commit works; the agent's ssh
 # socket (ssh-agent access without --ssh), the private keys and a secret-key export are out of

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11 class 3: host IPC reachable from inside. Real blaude, real bwrap (0.8 and the overlay
+# Host IPC reachable from inside. Real blaude, real bwrap (0.8 and the overlay
 # bwrap), as uid 65534. Each attack has a control that shows the test would notice a success:
 # - an abstract unix socket of the host (the X server's @/tmp/.X11-unix/X0 is one) is unreachable
 #   (Landlock scope; control: the same client without blaude's sandbox reaches it);
@@ -73,7 +73,7 @@ serve "$ABS"
 serve "$DBUS"
 serve "$OTHER"
 # Under seed names too: a FIFO (an IPC endpoint: shadowed) and a regular file (none: a test
-# log like tmux-client-N.log; no shadow, issue 12: each was a mount on every start).
+# log like tmux-client-N.log; no shadow: each was a mount on every start).
 FIFO="/tmp/dbus-$TAG.fifo"
 LOGF="/tmp/tmux-$TAG.log"
 mkfifo -m 666 "$FIFO"

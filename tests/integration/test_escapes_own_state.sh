@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11: what blaude reads at start to decide protections, or writes by path, must never be
+# What blaude reads at start to decide protections, or writes by path, must never be
 # writable from inside, in any mode. Its config dir has test_escapes_config.sh; this is its
 # cache (~/.cache/blaude: bwrap's feature cache, whose "overlay=0" pushes the next session to the
 # fallback layout) and its log dir ($XDG_STATE_HOME/blaude: a link planted there redirects the

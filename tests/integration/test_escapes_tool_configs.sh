@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11: workspace files a host tool runs commands from on its own, beyond the seed's list:
+# Workspace files a host tool runs commands from on its own, beyond the seed's list:
 # a dev container's initializeCommand (.devcontainer/, .devcontainer.json) runs on the host when
 # the folder is reopened in the container; mise runs a config's [hooks]/[env] _.source when the
 # shell enters the dir and trusts it by path, so an edit to a trusted .mise.toml runs at the next

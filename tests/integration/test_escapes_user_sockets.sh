@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11 class 3: the user's own servers in /tmp, whatever their names. A server that trusts
+# The user's own servers in /tmp, whatever their names. A server that trusts
 # its own user (emacs's /tmp/emacsUID/server, nvim's /tmp/nvim.USER/X/nvim.PID.0, zellij, i3,
 # screen) runs what a client of that user sends (emacsclient --eval, nvim --remote-send), and
 # the sandbox is that user: such a socket in the shared /tmp is host code execution. blaude

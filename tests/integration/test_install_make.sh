@@ -37,7 +37,7 @@ check "... stripped (no symbol table)" not sh -c "readelf -S '$B' | grep -q '\.s
 check "... names its debug file (.gnu_debuglink)" sh -c "readelf -p .gnu_debuglink '$B' | grep -q blaude.debug"
 check "the debug file keeps the symbols (main)" sh -c "nm '$BLAUDE_BUILD/release/blaude.debug' | grep -q ' T main$'"
 check "... and is not installed by default" test ! -e "$P/bin/.debug/blaude.debug"
-# Start-up (issue 12): no library constructor that probes the CPU with CPUID at every process
+# Start-up: no library constructor that probes the CPU with CPUID at every process
 # start, blaude's and the exec shim's (libgcc's __cpu_indicator_init behind __builtin_cpu_supports,
 # nettle's fat_init): a CPUID traps to the hypervisor in a VM, ~12 us each, ~20 per probe.
 cpuid_syms='__cpu_indicator_init|_nettle_cpuid|fat_init'

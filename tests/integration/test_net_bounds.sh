@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Proxy mode under abuse from inside (issue 13), real blaude + bwrap as uid 65534, tmux as the
+# Proxy mode under abuse from inside, real blaude + bwrap as uid 65534, tmux as the
 # user's terminal: 1,000 connections at once, a 1 MiB request head, a client that stalls
 # half-way. Each gets an error or a timeout; blaude's memory stays flat; the terminal keeps
 # working; afterwards a normal request works again; and when blaude exits nothing is left

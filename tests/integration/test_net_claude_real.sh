@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The real Claude Code (scripts/install-test-claude.sh) in proxy mode (issue 13), through the
+# The real Claude Code (scripts/install-test-claude.sh) in proxy mode, through the
 # real blaude and bwrap as uid 65534: a scripted conversation against a fake Anthropic API on the
 # host's loopback, given to claude as ANTHROPIC_BASE_URL and allowed by proxy mode's defaults
 # (the user lists only an unrelated host). claude runs one Bash tool command, which itself shows

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Proxy mode's surface (issue 13), through the real blaude as uid 65534: usage errors for bad
+# Proxy mode's surface, through the real blaude as uid 65534: usage errors for bad
 # patterns and contradictions (nothing runs, nothing changes); --help, --print-policy and
 # `blaude doctor` list the provider's default hosts and say which mode plain blaude uses;
 # allow-domain lines in a project policy are trust-gated (a refused or untrusted policy opens

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Proxy mode's network namespace (issue 13), with the real blaude and bwrap as uid 65534:
+# Proxy mode's network namespace, with the real blaude and bwrap as uid 65534:
 #  - no unix socket of the host is reachable through it: an abstract listener, the real X
 #    server's @/tmp/.X11-unix/X<n> (xdpyinfo) and a real D-Bus bus on unix:abstract= (dbus-send).
 #    Inside they fail with ECONNREFUSED: the name does not exist in this namespace. Controls:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Proxy mode (issue 13) with the real blaude and the real bwrap as uid 65534: allowed HTTP and
+# Proxy mode with the real blaude and the real bwrap as uid 65534: allowed HTTP and
 # HTTPS (CONNECT) with plain curl, against servers this test starts on the host; and what must
 # fail, each with its reason and a control showing the same thing works without proxy mode:
 # a destination that is not allowed (403 naming the host and the flag; CONNECT and SOCKS5 get

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --publish PORT (issue 13), real blaude + bwrap as uid 65534: a server a program inside starts
+# --publish PORT, real blaude + bwrap as uid 65534: a server a program inside starts
 # on its own 127.0.0.1:PORT answers from the host at 127.0.0.1:PORT; a port that is not
 # published does not (control: that server answers inside). A host port that is taken is an
 # error before anything starts; -p stays claude's own; nothing is left listening afterwards.

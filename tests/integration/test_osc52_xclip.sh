@@ -44,7 +44,7 @@ check "split: CLIPBOARD holds the whole text" clip_wait clipboard 'split across 
 check "split: no part of the sequence reached the terminal" raw_lacks split "$E]52;"
 check "split: the text around it did" screen_has split AB
 
-# 4b. Only the opening `ESC ] 5` in the first write, the rest 200 ms later (issue 14): the
+# 4b. Only the opening `ESC ] 5` in the first write, the rest 200 ms later: the
 # prefix is held until the next byte, however long that takes, so the sequence is still copied.
 cat >"$T_DIR/late.sh" <<SH
 printf 'A\033]5'

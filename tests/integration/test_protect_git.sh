@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11 class 1 and class 4 (aliases), through the real blaude, as uid 65534, with the real
+# Git hooks, config and aliases, through the real blaude, as uid 65534, with the real
 # bwrap 0.8 and the overlay-capable bwrap: every place git reads code-bearing configuration from
 # is read-only in the sandbox, at any depth, at every path through which the workspace is
 # writable, while commits still land. Every attack runs twice: protected (must fail) and with

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 12's walk skips listing dirs without subdirs (their link count says so): through the real
+# The workspace walk skips listing dirs without subdirs (their link count says so): through the real
 # blaude, as uid 65534, bwrap 0.8, a `.git` file and a `.git` symlink sitting in such dirs, deep
 # in the tree (below the depths whose names and links the walk reports) and among many files,
 # still lead the scan to their gitdir: the gitdir (outside the workspace, writable through the

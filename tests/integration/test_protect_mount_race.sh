@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11 class 4 (b): probe-then-mount for the mounts bwrap makes BY PATH — here the workspace's
+# Probe-then-mount for the mounts bwrap makes BY PATH — here the workspace's
 # own bind, the issue's own example. While sessions start, another process of the same user keeps
 # exchanging the workspace's parent dir with a symlink to a dir in $HOME (renameat2
 # RENAME_EXCHANGE: the name is always there, the real dir or the link). blaude's cwd is the real
@@ -11,7 +11,7 @@
 # both forms of the protections (helper; bwrap-options = setuid bwrap / old kernels). Each launch
 # starts with the real workspace or refuses saying why; none shows the secret. The flipping is in
 # the test's own dir (not a top-level /tmp name: other sessions' probes never see it).
-# Where the protect helper runs, the workspace's bind is its own (issue 12: it opens the source with
+# Where the protect helper runs, the workspace's bind is its own (it opens the source with
 # no symlink on the way, under bwrap's old root, and checks it is the dir blaude runs in); with
 # BLAUDE_LIFT_BINDS=off it is bwrap's again and the shim's check guards it: both are rounds here.
 # Control: the same launches with both off (bwrap binds by path, BLAUDE_MOUNT_CHECKS=off) do show

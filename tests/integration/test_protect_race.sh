@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11 class 4, probe-then-mount: while sessions start, another process of the same user
+# Probe-then-mount: while sessions start, another process of the same user
 # (what an agent in a concurrent session is) keeps swapping a protected dir for a symlink to a
 # dir holding a secret (in $HOME, which the sandbox never shows). A fixed number of real blaude launches, with bwrap 0.8 and the overlay
 # bwrap, in both forms of the protections (the protect helper's mounts by descriptor, and the
@@ -35,7 +35,7 @@ chown -R 65534:65534 "$H" "$W" "$S"
 # The flipper: exchanges pkg/.git/hooks with a symlink to the secret dir, atomically
 # (renameat2 RENAME_EXCHANGE: the name is always there, a dir or the link), as fast as it can,
 # until told to stop (bounded: at most 2,000,000 swaps). After each session blaude's audit may
-# find the hooks dir a symlink and move the link aside (issue 11 class 2): the flipper puts it
+# find the hooks dir a symlink and move the link aside: the flipper puts it
 # back, as a persistent attacker would, so the race goes on.
 # The layout each round (and each control) starts from: hooks a real, empty dir, hooks.link the
 # symlink to the secret dir, nothing an earlier session's audit moved aside. Rebuilt rather than

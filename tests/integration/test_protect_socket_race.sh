@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11 classes 3 and 4: the shadows over the seed's /tmp socket names (dbus-launch's bare
+# The shadows over the seed's /tmp socket names (dbus-launch's bare
 # /tmp/dbus-XXXX) against probe-then-mount. While real blaude sessions start, another process of
 # the same user keeps exchanging the socket with a symlink to a decoy file, both under seed names
 # (renameat2 RENAME_EXCHANGE: a name is always there). Two races:
@@ -157,7 +157,7 @@ for mode in helper bwrap-options; do
   done
 done
 
-# Issue 11 (c): a socket DIR's shadow in the bwrap-option form (setuid bwrap, old kernels) is
+# A socket DIR's shadow in the bwrap-option form (setuid bwrap, old kernels) is
 # bwrap's --tmpfs by path: bwrap 0.8 follows a symlink swapped in at the name and mounts the
 # tmpfs where it leads, while the real dir (under the other seed name, a symlink at the probe, so
 # never shadowed) stays reachable. blaude's exec shim now checks from inside that each such tmpfs

@@ -91,7 +91,7 @@ check "control: the rename attack works without protection" test -e "$WS/.git/ho
 
 # The same files through the workspace's other writable alias (it lives under the shared /tmp).
 # There the protect helper mounts one clone of the workspace's own bind, protections included
-# (issue 12: one mount instead of every guard again); the bwrap-option form and a -m DIR:rw
+# (one mount instead of every guard again); the bwrap-option form and a -m DIR:rw
 # inside the workspace keep every guard there (below).
 alias_attack="echo evil >'$WS/.git/hooks/pre-commit'; echo evil >>'$WS/.bashrc';
   echo evil >'$WS/packages/app/.git/hooks/post-checkout'; echo ok >'$WS/src/new.c';

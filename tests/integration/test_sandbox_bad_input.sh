@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Bad input gets a clear error, exit 1, and changes nothing on the host: no ~/.claude.json,
-# ~/.claude, MCP token files or bwrap feature cache (issue 10: "Writes happen before the last
+# ~/.claude, MCP token files or bwrap feature cache ("Writes happen before the last
 # decision"). Only blaude's own log of the attempt (~/.local/state/blaude) may appear. The real
 # blaude as uid 65534, with claude (a stand-in on PATH) as the command, since that is when blaude
 # prepares claude's files, and with --exec.
 #
-# Issue 10: on main before the app-layer fix this FAILS (the "changes nothing" checks): main
+# On main before the app-layer fix this FAILS (the "changes nothing" checks): main
 # wrote those files before plan() refused the input.
 # Control: a good run from the same state does write them, so the snapshot would see a write.
 . "$(dirname "$0")/lib.sh"

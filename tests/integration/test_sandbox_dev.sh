@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The sandbox's /dev (issue 12). Where the protect helper runs, bwrap mounts a plain tmpfs at /dev
+# The sandbox's /dev. Where the protect helper runs, bwrap mounts a plain tmpfs at /dev
 # and blaude makes in it what bwrap's --dev would: the same six device nodes (each cloned from the
 # host's /dev after checking it is that device), links, shm, a devpts instance of its own, and the
 # terminal at /dev/console when bwrap's stdout is one. Checked against bare `bwrap --dev` on the

@@ -5,7 +5,7 @@
 # CLAUDE_CODE_MESSAGING_* variable, and under --remote-control the privacy opt-outs and the two
 # keys it promises to drop. The real blaude, the real bwrap, uid 65534, `--exec env` as claude.
 #
-# Issue 10: on main before the app-layer fix this FAILS (every "--keep-env: ... does not
+# On main before the app-layer fix this FAILS (every "--keep-env: ... does not
 # arrive" check): main never filled PlanInputs::unset_env, so under --keep-env (no --clearenv)
 # bwrap passed the inherited host values through.
 # The same for every process visible inside: bwrap's own environment (pid 1 inside, its reaper)

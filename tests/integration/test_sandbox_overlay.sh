@@ -101,7 +101,7 @@ check "dry-run: ~/.config is a write-discarding overlay" \
 check "dry-run: the npm cache is a write-discarding overlay" \
   grep -q -- "--overlay-src $H/.npm --tmp-overlay $H/.npm " <<<"$plan"
 # Protected dirs are read-only (blaude mounts them itself, by descriptor; the dry-run shows the
-# equivalent bwrap options), not write-discarding overlays: see docs/PERFORMANCE.md, issue 12.
+# equivalent bwrap options), not write-discarding overlays: see docs/PERFORMANCE.md.
 check "dry-run: .git/hooks is read-only at /workspaces" \
   grep -q -- "--ro-bind $WS/.git/hooks /workspaces/proj/.git/hooks" <<<"$plan"
 check "dry-run: .git/hooks is read-only at its /tmp path too" \
@@ -165,7 +165,7 @@ check "control: .bashrc edit reaches the host" grep -q evil "$WS/.bashrc"
 check "control: ~/.config/git edit reaches the host" grep -q evil "$H/.config/git/config"
 
 # --- bwrap 0.8, where the system's bwrap has no overlays: blaude makes them itself -----------
-# (issue 11 class 4; test_escapes_config has the attacks). Then the last resort, as where the
+#. Then the last resort, as where the
 # kernel refuses blaude an overlay too (BLAUDE_OWN_OVERLAY=off): the control that shows why.
 if [ $FALLBACK = 1 ]; then
   fresh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 14, with the real blaude and bwrap as uid 65534: the dirs the seed creates on the host
+# With the real blaude and bwrap as uid 65534: the dirs the seed creates on the host
 # (~/.notebooklm-mcp and ~/.notebooklm-mcp-cli on every launch, ~/.claude-mem when the claude-mem
 # plugin is installed), made by the prepare step only (never by --dry-run or a failed launch),
 # so what the session writes there survives it; and the environment is exactly the seed's

@@ -21,7 +21,7 @@ printf '#!/usr/bin/env node\n' >"$T_DIR/npm/lib/node_modules/cc/cli.js"
 printf '#!/bin/sh\nexit 0\n' >"$T_DIR/npm/bin/node"
 chmod 755 "$T_DIR/npm/lib/node_modules/cc/cli.js" "$T_DIR/npm/bin/node"
 ln -s ../lib/node_modules/cc/cli.js "$T_DIR/npm/bin/claude"
-# An existing .xclaude naming xclaude's toolchains blaude lacked before (issue 16).
+# An existing .xclaude naming xclaude's toolchains blaude lacked before.
 printf 'tool node\ntool chrome\ntool seshi\ntool cmux\ntool playwright\ntool playwright-chromium\n' >"$WS/.xclaude"
 
 B() { (cd "$WS" && env -i HOME="$H" PATH="$T_DIR/npm/bin:/usr/bin:/bin" TMPDIR="${SB_TMPDIR:-}" \

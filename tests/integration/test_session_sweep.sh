@@ -31,7 +31,7 @@ if grep -q 'BLAUDE_POSIX_FALLBACKS:BOOL=ON' "$BLAUDE_BUILD/CMakeCache.txt"; then
   # What remains out of reach (sweep.hpp): setsid + double fork leaves no link to the session.
   $PT capture "$T_DIR/out2" -- "$BLAUDE" --no-sandbox --exec sh -c \
     "setsid sh -c \"(trap '' HUP; exec sleep $mark </dev/null >/dev/null 2>&1 &)\"; exit 0" >/dev/null
-  if alive; then log "known gap (stated in the issue 16 note): a setsid + double-fork daemon survives the sweep"; fi
+  if alive; then log "known gap (stated in README): a setsid + double-fork daemon survives the sweep"; fi
   reap
   # Pipes mode (stdio not a terminal) with no controlling terminal (setsid -w: scripts, CI, an
   # IDE's pipes): the child gets a session of its own, and the sweep ends what it left.

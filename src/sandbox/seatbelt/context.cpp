@@ -104,7 +104,7 @@ std::variant<SeatbeltDecision, SeatbeltPlanError> make_context(const SeatbeltHos
   c.git_dirs = h.git_dirs;
   if (!req.allow_protected_writes) {
     c.protect = h.protect;
-    // Claude Code's programs in its writable config dir (issue 11; bwrap: plan.cpp
+    // Claude Code's programs in its writable config dir (bwrap: plan.cpp
     // add_claude_code_guards): the hooks dir, a local install of claude, the installed plugins
     // (no write-discarding overlay exists here, so they are write-denied: a plugin install or
     // marketplace update inside fails) and the scripts the settings name. Denied by path, so also

@@ -53,7 +53,7 @@ struct SeatbeltHost {
   std::vector<std::string> git_dirs;
   // Programs the user's and the project's Claude Code settings name (hooks, statusLine,
   // apiKeyHelper, ...: common/claude_keys.hpp), resolved, existing regular files: claude runs
-  // them on the host on its own, so the profile keeps them write-denied (issue 11).
+  // them on the host on its own, so the profile keeps them write-denied.
   std::vector<std::string> claude_scripts;
   std::vector<std::string> warnings;
   std::vector<std::pair<std::string, std::string>> env;  // the host environment

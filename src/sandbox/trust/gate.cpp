@@ -24,7 +24,7 @@ using namespace blaude::sandbox::policy;
 namespace {
 
 // Bump when the base policy's meaning changes in a way toolchains/protected lists don't show.
-constexpr const char* kBaseRevision = "blaude-base-2";  // 2: the Seatbelt base of issue 16
+constexpr const char* kBaseRevision = "blaude-base-2";  // 2: the Seatbelt base policy's rewrite
 
 GateResult error(std::string message, std::string hint) {
   GateResult r;

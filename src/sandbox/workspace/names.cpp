@@ -4,7 +4,7 @@ namespace blaude::sandbox::workspace {
 
 bool is_env_file_name(const std::string& name) {
   // Templates are committed examples, not secrets, and nothing runs them: the agent may edit
-  // them (issue 16: ".env.example must work").
+  // them (".env.example must work": templates hold no secrets and tools read them).
   for (const char* t : {".env.example", ".env.sample", ".env.template"})
     if (name == t) return false;
   return name.rfind(".env", 0) == 0;

@@ -1,4 +1,4 @@
-// The audit's snapshot before the session starts from the sandbox probe's walk (issue 12: one
+// The audit's snapshot before the session starts from the sandbox probe's walk (one
 // walk of the workspace before the child, not two). It must record exactly what its own full
 // walk records, on a tree with every shape of repository the walks know, and the comparison
 // with a full walk afterwards must find nothing in an unchanged tree.

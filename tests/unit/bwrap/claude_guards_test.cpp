@@ -1,4 +1,4 @@
-// Claude Code's programs in its writable dirs (issue 11): ~/.claude/hooks and the scripts the
+// Claude Code's programs in its writable dirs: ~/.claude/hooks and the scripts the
 // settings name are guards of the protect layout; ~/.claude/plugins is a write-discarding
 // overlay (read-only without one). Controls: --allow-protected-writes leaves them writable; a
 // script outside every writable dir gets no mount.

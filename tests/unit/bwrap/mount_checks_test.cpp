@@ -1,4 +1,4 @@
-// Issue 11 (b)+(c): the mounts bwrap makes by path are re-checked from inside (mount_checks.hpp,
+// The mounts bwrap makes by path are re-checked from inside (mount_checks.hpp,
 // plan_verify.cpp). The record's format, the checks against the real file system (a bind is
 // checked at its host path here: same object, so the control passes; a swap fails), and which
 // mounts the planner lists.

@@ -109,7 +109,7 @@ TEST_CASE("/tmp: shared with socket shadows, or a private tmpfs", "[sandbox]") {
   CHECK_FALSE(has(a, {"/tmp/tmux-1000"}));
 }
 
-// Issue 11 class 3/4: with the protect helper, the shadows are its mounts on the very objects the
+// With the protect helper, the shadows are its mounts on the very objects the
 // /tmp probe listed (no bwrap --tmpfs that would follow a symlink swapped in since).
 TEST_CASE("/tmp shadows: the helper mounts them on the probed objects", "[sandbox]") {
   auto f = host();
@@ -521,7 +521,7 @@ TEST_CASE("--dry-run formatting is shell-quoted, one group per line", "[sandbox]
         "  --setenv K 'v'\\''q' \\\n  -- sh -c 'echo hi'\n");
 }
 
-// Issue 12: with the protect helper, /dev is its mount (InnerKind::Dev, first: the shadows clone
+// With the protect helper, /dev is its mount (InnerKind::Dev, first: the shadows clone
 // its /dev/null) on a plain bwrap --tmpfs, not bwrap's --dev; --dry-run still prints --dev.
 TEST_CASE("/dev: the helper's where it runs, bwrap's --dev elsewhere", "[sandbox]") {
   auto f = host();
@@ -581,7 +581,7 @@ TEST_CASE("/dev: the helper's where it runs, bwrap's --dev elsewhere", "[sandbox
   for (const auto& m : p.inner_mounts) CHECK(m.kind != InnerKind::Dev);
 }
 
-// Issue 12: bwrap's leaf binds (the workspace, ~/.claude, ...) are the helper's where it runs: out
+// Bwrap's leaf binds (the workspace, ~/.claude, ...) are the helper's where it runs: out
 // of argv (bwrap re-reads the mount table after each), in inner_mounts after /dev and before the
 // protections that land in them, each with the identity the helper holds its source to.
 TEST_CASE("leaf binds: the helper's where it runs, bwrap's otherwise", "[sandbox]") {

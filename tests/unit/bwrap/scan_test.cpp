@@ -267,7 +267,7 @@ TEST_CASE("policy files and .env* files are protected, a venv dir named .env is 
   t.dir("py/.env/bin");           // a virtualenv: a directory, walked, not protected itself
   t.file(".environment-notes.md");  // starts with .env: protected too (prefix, as on macOS)
   t.file("README.env");             // control: does not start with .env
-  t.file(".env.example", "X=\n");   // a template: the agent may edit it (issue 16)
+  t.file(".env.example", "X=\n");   // a template: the agent may edit it
   auto s = scan_workspace(t.path.string(), "/nonexistent", "");
   CHECK(hit(s, ".blaude"));
   CHECK(hit(s, "sub/.xclaude"));

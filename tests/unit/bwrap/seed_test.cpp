@@ -1,4 +1,4 @@
-// The seed's behaviours of the plan (issue 14): the dirs it creates, the WSL warning, the exec
+// The seed's behaviours of the plan: the dirs it creates, the WSL warning, the exec
 // shim, the ssh-agent dir; and the probes behind them, over real temp dirs.
 #include <sys/socket.h>
 #include <sys/stat.h>

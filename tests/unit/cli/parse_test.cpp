@@ -80,7 +80,7 @@ TEST_CASE("-- ends blaude's options; the rest reaches claude without it") {
   CHECK_FALSE(o.debug);
   CHECK_FALSE(o.git);
   CHECK(o.saw_double_dash);
-  // Issue 14: `blaude -- --debug` is `claude --debug`, not a prompt "--debug".
+  // `blaude -- --debug` is `claude --debug`, not a prompt "--debug".
   CHECK(ok({"--", "--debug"}).claude_args == Args{"--debug"});
   CHECK(choose_command(ok({"--", "--debug"}), true) == Args{"claude", "--dangerously-skip-permissions", "--debug"});
   // A second -- is claude's own.

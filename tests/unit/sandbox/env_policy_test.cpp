@@ -169,7 +169,7 @@ TEST_CASE("env rule 6: enumerated allowlist, not prefixes") {
   }
 }
 
-// Issue 14: exactly the seed's list. These the bash blaude passed, the seed does not name.
+// Exactly the seed's list. These the bash blaude passed, the seed does not name.
 TEST_CASE("env rule 6: only the seed's names (not the bash script's extras)") {
   const std::vector<std::string> extras = {
       "WARP_API_KEY=w", "WARP_X=1", "MCP_DISCOVERY_CACHE_TTL=1", "MCP_PROTOCOL_NEGOTIATION=1",

@@ -1,4 +1,4 @@
-// One test per rule of the Seatbelt profile (issue 16, review §C and §D), asked of the profile's
+// One test per rule of the Seatbelt profile, asked of the profile's
 // meaning (sbpl::decide, last match wins), each with a control that shows the question can be
 // answered the other way.
 #include "seatbelt/fixtures.hpp"
@@ -323,7 +323,7 @@ TEST_CASE("seatbelt rules: TMPDIR is used only where macOS puts it (D6)", "[seat
   CHECK(d.tmpdir == std::string(kTemp) + "/");
 }
 
-TEST_CASE("seatbelt rules: Claude Code's programs in its writable config dir are write-denied (issue 11)", "[seatbelt]") {
+TEST_CASE("seatbelt rules: Claude Code's programs in its writable config dir are write-denied", "[seatbelt]") {
   auto h = mac_host();
   h.claude_scripts = {H + "/.claude/statusline.sh", P + "/scripts/hook.sh"};
   auto f = base_forms(h);

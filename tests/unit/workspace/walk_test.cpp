@@ -1,4 +1,4 @@
-// The workspace walk's mechanics on real directories (issue 12): the threaded walk gives exactly
+// The workspace walk's mechanics on real directories: the threaded walk gives exactly
 // the one-thread walk's result and order, and a dir without subdirs below the reported depths is
 // not listed (the kernel's link count says it can hold no repository but a `.git` file or link),
 // with what it can hold still found.

@@ -156,7 +156,7 @@ void add_system(Builder& b) {
   b.ro("/etc");
   if (b.is_dir("/usr/share/pyenv/shims")) b.tmpfs("/usr/share/pyenv/shims");
   // Where the protect helper runs, it makes /dev on a plain tmpfs (InnerKind::Dev): bwrap's --dev
-  // costs ~0.7 ms of every start (issue 12). Elsewhere bwrap's own --dev.
+  // costs ~0.7 ms of every start. Elsewhere bwrap's own --dev.
   b.inner_dev = b.f.inner_mounts;
   b.add({b.inner_dev ? "--tmpfs" : "--dev", "/dev", "--proc", "/proc"});
 }
@@ -192,7 +192,7 @@ void add_home(Builder& b) {
   const std::string& h = b.f.home;
   b.tmpfs(h);
   // Leaves only: bwrap makes a --dir's missing parents (0755, as --dir itself), and on bwrap 0.9+
-  // every --dir walks its path from / one component at a time (issue 12: ops cost start-up).
+  // every --dir walks its path from / one component at a time (each op costs start-up).
   for (const char* d : {".local/bin", ".local/share", ".local/lib", ".cache", "go/bin", "go/pkg", ".cargo/bin",
                         ".cargo/registry"})
     b.dir(b.home(d));
@@ -268,7 +268,7 @@ void add_config(Builder& b) {
   if (writable && !b.req.allow_protected_writes) detail::add_config_fallback_pins(b, cfg);
 }
 
-// What in claude's writable dir is code that claude runs on the host on its own (issue 11):
+// What in claude's writable dir is code that claude runs on the host on its own:
 // its hooks dir, a local install of claude itself, and the scripts the user's and the project's settings name stay read-only (guards
 // of the protect layout, at every alias through which they are writable, so a workspace script
 // is covered too), and the installed plugins (their hooks, scripts and MCP servers) are a

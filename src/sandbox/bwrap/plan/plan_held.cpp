@@ -1,4 +1,4 @@
-// Probe-then-mount, for bwrap's own binds (issue 11 class 4): a source path the probe looked at
+// Probe-then-mount, for bwrap's own binds: a source path the probe looked at
 // can be swapped (a dir for a symlink to $HOME, a socket for a link) before bwrap mounts it.
 // The protections made as bwrap options (where the protect helper cannot run) and the /tmp
 // socket-file shadows are handed to bwrap as descriptors the launcher opened without following

@@ -1,4 +1,4 @@
-// Host IPC in the mount table (issue 11 class 3) and blaude's own config: the seed's /tmp
+// Host IPC in the mount table and blaude's own config: the seed's /tmp
 // socket names whatever their kind, the user's tmux socket dir (made on the host when missing,
 // so that the sandbox cannot squat it), --git's gpg binds, the read-only ~/.config/blaude, and
 // the confinement blaude applies before bwrap (keyring, Landlock, its own overlays).

@@ -1,4 +1,4 @@
-// Seed behaviours of the plan (issue 14): the directories the seed creates on the host, the
+// Seed behaviours of the plan: the directories the seed creates on the host, the
 // WSL warning, and the exec shim the command starts through.
 #include <algorithm>
 #include <cctype>

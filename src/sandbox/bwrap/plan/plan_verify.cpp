@@ -1,4 +1,4 @@
-// Probe-then-mount for the mounts bwrap makes by path (issue 11 class 4 (b), (c)): the
+// Probe-then-mount for the mounts bwrap makes by path: the
 // workspace's own bind, -m dirs, tool dirs, ~/.claude, and — where the protect helper cannot
 // run — the /tmp dir shadows' --tmpfs. Between blaude's probe and bwrap's mount, a process of the
 // same user can swap a component of the source for a symlink (bwrap then binds what it leads to:

@@ -163,7 +163,7 @@ void settle_dev(Builder& b) {
 
 bool mounts_something(const std::string& op) { return op != "--dir" && op != "--symlink" && op != "--chmod"; }
 
-// bwrap re-reads the mount table after every bind (~0.15 ms each, issue 12); the helper binds in
+// bwrap re-reads the mount table after every bind (~0.15 ms each); the helper binds in
 // O(1). A bind of argv is the helper's when that changes nothing of the mount table: nothing of
 // bwrap's lands at or below its destination before or after it, no later mount covers it, it
 // lands on a tmpfs of bwrap's (its mount point is made in the sandbox only, never on the host),

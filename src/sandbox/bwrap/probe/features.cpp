@@ -56,7 +56,7 @@ bool cache_dir_ok(const std::string& dir, uid_t uid) {
 }
 
 // Read in chunks and searched in place: the whole binary read into a string (a growing one) was
-// ~45 page faults of copying per start on a small repository (session 7's page-fault profile).
+// ~45 page faults of copying per start on a small repository (measured with a page-fault profile).
 bool file_mentions(const std::string& file, std::string_view what) {
   if (what.empty()) return true;
   UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));

@@ -1,4 +1,4 @@
-// Claude Code's own settings as a way out (issue 11): the programs that the user's and the
+// Claude Code's own settings as a way out: the programs that the user's and the
 // project's settings name run on the host whenever claude starts there, so rewriting one of
 // those scripts from inside runs code later without touching any settings. The probe lists the
 // ones that exist; the planner keeps them read-only (plan/plan.cpp add_claude_dirs). New or changed

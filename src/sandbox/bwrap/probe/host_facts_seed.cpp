@@ -1,4 +1,4 @@
-// Probes for the seed's behaviours the planner now matches (issue 14): blaude's own binary for
+// Probes for the seed's behaviours the planner matches: blaude's own binary for
 // the exec shim, the claude-mem plugin, a dedicated ssh-agent dir, the kernel strings for WSL.
 #include <dirent.h>
 #include <limits.h>

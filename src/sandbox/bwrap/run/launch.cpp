@@ -65,7 +65,7 @@ PreparedLaunch prepare_launch(const LaunchPlan& plan) {
     auto end = std::find(argv.begin() + (argv.empty() ? 0 : 1), argv.end(), std::string("--"));
     std::vector<std::string> ops{"--dir", "/run/blaude", "--file", std::to_string(fd.get()), kChecksFile,
                                  "--setenv", kChecksEnv, kChecksFile};
-    // The gate's options (or the held binds') make the dir already: no second op (start-up, issue 12).
+    // The gate's options (or the held binds') make the dir already: no second op (each costs start-up).
     auto from = std::search(argv.begin(), end, ops.begin(), ops.begin() + 2) == end ? ops.begin() : ops.begin() + 2;
     argv.insert(end, from, ops.end());
     out.keep_fds.push_back(fd.get());
