@@ -82,12 +82,13 @@ linked() {
   chown -hR 65534:65534 "$H"
 }
 linked
-attack2="echo kept >'$H/.config/claude/settings.json'; echo evil >>'$NVM/nvm.sh'; cat '$NVM/nvm.sh'; echo ran"
+# (valid JSON with an inert key: what the audit cannot parse, it moves aside)
+attack2="echo '{\"model\": \"kept\"}' >'$H/.config/claude/settings.json'; echo evil >>'$NVM/nvm.sh'; cat '$NVM/nvm.sh'; echo ran"
 (cd "$WS" && env -i HOME="$H" NVM_DIR="$NVM" CLAUDE_CONFIG_DIR="$H/.config/claude" PATH="/usr/bin:/bin" TERM=dumb \
   setpriv --reuid=65534 --regid=65534 --clear-groups "$BLAUDE" --exec sh -c "$attack2" </dev/null \
   >"$T_DIR/linked.out" 2>"$T_DIR/linked.err") || true
 check_eq "symlinked dirs: the session ran" "ran" "$(tail -1 "$T_DIR/linked.out")"
-check "symlinked CLAUDE_CONFIG_DIR: a settings write persists on the host" grep -qx kept "$H/dots/claude/settings.json"
+check "symlinked CLAUDE_CONFIG_DIR: a settings write persists on the host" grep -q '"model": "kept"' "$H/dots/claude/settings.json"
 check "symlinked nvm dir: visible inside" grep -qx orig "$T_DIR/linked.out"
 check_eq "symlinked nvm dir: the host copy is unchanged" "orig" "$(cat "$H/dots/nvm/nvm.sh")"
 check "blaude said where it mounted" grep -q "$H/.config/claude is a symlink to $H/dots/claude" "$T_DIR/linked.err"
