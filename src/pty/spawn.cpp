@@ -10,14 +10,11 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <memory>
 
+#include "common/child.hpp"
 #include "common/pipe.hpp"
 #include "common/platform.hpp"
-#ifdef __linux__
-#include <sys/syscall.h>
-#endif
 
 extern char** environ;
 
@@ -105,92 +102,23 @@ ExecArgs prepare(const Command& cmd) {
   return a;
 }
 
-// Runs in the child (see start_child): only async-signal-safe calls from here on.
-void close_other_fds(int keep_err, const std::vector<int>& keep) {
-  int max = static_cast<int>(sysconf(_SC_OPEN_MAX));
-  if (max < 0 || max > 65536) max = 65536;
-  for (int fd = 3; fd < max; ++fd) {
-    if (fd == keep_err) continue;
-    bool kept = false;
-    for (int k : keep) kept |= (k == fd);
-    if (kept) {
-      int fl = fcntl(fd, F_GETFD);
-      if (fl >= 0) fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
-      continue;
-    }
-#if BLAUDE_LINUX_CALLS
-#ifdef SYS_close_range
-    // Close the run up to the next kept fd in one call where the kernel has close_range.
-    int next = max;
-    for (int k : keep) if (k > fd && k < next) next = k;
-    if (keep_err > fd && keep_err < next) next = keep_err;
-    if (syscall(SYS_close_range, fd, next - 1, 0) == 0) {
-      fd = next - 1;
-      continue;
-    }
-#endif
-#endif
-    close(fd);
-  }
-}
-
-void reset_signals() {
-  struct sigaction sa;
-  std::memset(&sa, 0, sizeof sa);
-  sa.sa_handler = SIG_DFL;
-  sigemptyset(&sa.sa_mask);
-  for (int s = 1; s < NSIG; ++s) {
-#ifdef __linux__
-    // Not a Linux-only call with a POSIX fallback but glibc's own gap, so a forced-fallbacks
-    // build keeps it: glibc's sigaction refuses its internal signals (32, 33), and GNU make
-    // hands its children both ignored (make test -> ctest -> blaude). On macOS sigaction
-    // covers every signal.
-    if (sigaction(s, &sa, nullptr) != 0) {
-      // an inherited "ignore" must still go.
-      struct {
-        void* handler;
-        unsigned long flags;
-        void* restorer;
-        unsigned long mask;
-      } k{};
-      syscall(SYS_rt_sigaction, s, &k, nullptr, sizeof k.mask);
-    }
-#else
-    // POSIX: sigaction refuses only SIGKILL and SIGSTOP, which cannot be ignored anyway.
-    sigaction(s, &sa, nullptr);
-#endif
-  }
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-}
-
-// What the child reports on the close-on-exec pipe when it does not exec.
-struct ExecReport {
-  int err;
-  int step;  // nonzero: Command::pre_exec failed at this step
-};
-
+// The child reports on the close-on-exec pipe only when it does not exec: {errno, step}, step
+// nonzero when Command::pre_exec failed at it.
 [[noreturn]] void exec_or_report(const std::string& path, ExecArgs& a, int err_fd, const PreExec& pre) {
-  ExecReport r{0, 0};
+  ChildFailure r;
   if (pre.run) r.err = pre.run(pre.arg, &r.step);
   if (r.err == 0) {
     execve(path.c_str(), a.argv.data(), a.env);
     r.err = errno;
   }
-  ssize_t n = write(err_fd, &r, sizeof r);
-  (void)n;
+  report_to_parent(err_fd, r);
   _exit(r.step ? 1 : r.err == ENOENT ? 127 : 126);
 }
 
 // Waits for the child's exec: EOF on the close-on-exec pipe means it happened.
 int read_exec_errno(int fd, int* step) {
-  ExecReport r{0, 0};
-  ssize_t n;
-  do {
-    n = read(fd, &r, sizeof r);
-  } while (n < 0 && errno == EINTR);
-  if (n != static_cast<ssize_t>(sizeof r)) return 0;
+  ChildFailure r;
+  if (!read_child_report(fd, r)) return 0;
   *step = r.step;
   return r.err;
 }
@@ -203,13 +131,13 @@ struct ChildPlan {
   const Command& cmd;
   int err_fd;
   Setup& setup;
+  ChildSetup child;  // default handlers, an empty mask, only cmd.keep_fds and err_fd
 };
 
 template <class Plan>
 [[noreturn]] void child_main(Plan& p) {
   p.setup();
-  reset_signals();
-  close_other_fds(p.err_fd, p.cmd.keep_fds);
+  child_prologue(p.child);
   exec_or_report(p.path, p.args, p.err_fd, p.cmd.pre_exec);
 }
 
@@ -259,15 +187,18 @@ pid_t fork_exec(const std::string& path, const Command& cmd, UniqueFd& report, i
     return -1;
   }
   ExecArgs a = prepare(cmd);
-  ChildPlan<Setup> plan{path, a, cmd, wr.get(), setup};
-  sigset_t all, old;
-  sigfillset(&all);
-  sigprocmask(SIG_SETMASK, &all, &old);
-  pid_t pid = start_child(plan);
-  int fork_errno = errno;
-  sigprocmask(SIG_SETMASK, &old, nullptr);
+  ChildSetup child;
+  child.keep = cmd.keep_fds.data();
+  child.n_keep = cmd.keep_fds.size();
+  child.report_fd = wr.get();
+  ChildPlan<Setup> plan{path, a, cmd, wr.get(), setup, child};
+  pid_t pid;
+  {
+    SignalsBlocked blocked;  // keeps the clone's or fork's errno
+    pid = start_child(plan);
+  }
   if (pid < 0) {
-    exec_errno = fork_errno;
+    exec_errno = errno;
     return -1;
   }
   report = std::move(rd);

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 
+#include "common/child.hpp"
 #include "common/pipe.hpp"
 #include "common/platform.hpp"
 #if BLAUDE_LINUX_CALLS
@@ -55,21 +56,14 @@ int lift(int fd) {
   return tmp >= 0 ? tmp : -2;
 }
 
-// Runs in the forked child: async-signal-safe calls only (blaude may have other threads).
+// Runs in the forked child, after child_prologue: async-signal-safe calls only (blaude may have
+// other threads).
 [[noreturn]] void watchdog_main(int rd, const WatchdogPlan& plan) {
   setsid();  // out of blaude's process group and session: no SIGHUP/SIGINT aimed at them
-  struct sigaction sa {};
-  sa.sa_handler = SIG_IGN;
-  for (int s : {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE, SIGUSR1,
-                SIGUSR2, SIGWINCH})
-    sigaction(s, &sa, nullptr);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
 
-  // Keep exactly the pipe and the plan's descriptors; everything else goes, above all blaude's
-  // stdio, which may be a recorder's pty slave. Every descriptor is first copied above 100, so
-  // that placing one cannot overwrite another.
+  // The prologue kept only the pipe and the plan's descriptors (and 0-2); they go to fixed
+  // numbers now and blaude's stdio goes too, for it may be a recorder's pty slave. Every
+  // descriptor is first copied above 100, so that placing one cannot overwrite another.
   // The reset usually goes to the descriptor whose modes are restored: one copy serves both.
   const bool reset_is_modes = plan.reset_fd >= 0 && plan.reset_fd == plan.modes_fd;
   const int from[5] = {lift(rd), lift(plan.modes_fd), reset_is_modes ? -1 : lift(plan.reset_fd),
@@ -124,9 +118,20 @@ bool Watchdog::start(const WatchdogPlan& plan) {
   if (pid_ > 0) return true;
   UniqueFd rd, wr;
   if (!make_pipe(rd, wr)) return false;
-  pid_t pid = fork();
+  // Everything that would stop it is ignored before a signal can arrive: it must outlive blaude
+  // (a SIGKILL included) to restore the terminal. The write end is not kept, so blaude's end,
+  // however it comes, is EOF here.
+  static const int kIgnored[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP, SIGTTIN,
+                                 SIGTTOU, SIGPIPE, SIGUSR1, SIGUSR2, SIGWINCH};
+  const int keep[5] = {rd.get(), plan.modes_fd, plan.reset_fd, plan.shared[0].fd, plan.shared[1].fd};
+  ChildSetup setup;
+  setup.keep = keep;
+  setup.n_keep = 5;
+  setup.ignore = kIgnored;
+  setup.n_ignore = sizeof kIgnored / sizeof kIgnored[0];
+  const int rd_fd = rd.get();
+  pid_t pid = fork_child(setup, [rd_fd, &plan] { watchdog_main(rd_fd, plan); });
   if (pid < 0) return false;
-  if (pid == 0) watchdog_main(rd.get(), plan);
   pid_ = pid;
   write_end_ = std::move(wr);
   return true;

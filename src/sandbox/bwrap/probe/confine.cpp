@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/child.hpp"
 #include "common/pipe.hpp"
 
 // bwrap's own confinement: Linux calls with no POSIX counterpart. Elsewhere (macOS) the bwrap
@@ -207,25 +208,27 @@ bool own_overlay_works(std::string* why) {
     ::rmdir(dir);
     return false;
   }
-  int pipefd[2] = {rd.release(), wr.release()};
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    int step = 0;
-    int e = apply_confinement(p, &step);
-    ssize_t n = ::write(pipefd[1], &e, sizeof e);
-    (void)n;
-    ::_exit(e ? 1 : 0);
-  }
-  ::close(pipefd[1]);
+  // The probe keeps only its report pipe: the namespaces it makes are its own, and nothing of
+  // blaude's needs to stay open in them.
+  ChildSetup setup;
+  setup.report_fd = wr.get();
+  const int report = wr.get();
+  pid_t pid = fork_child(setup, [&p, report] {
+    ChildFailure f;
+    f.err = apply_confinement(p, &f.step);
+    report_to_parent(report, f);
+    ::_exit(f.err ? 1 : 0);
+  });
   int e = pid < 0 ? errno : -1;
+  wr.reset();
   if (pid > 0) {
-    ssize_t n = ::read(pipefd[0], &e, sizeof e);
-    if (n != sizeof e) e = EIO;
+    ChildFailure f;
+    e = read_child_report(rd.get(), f) ? f.err : EIO;
     int st;
     while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
   }
-  ::close(pipefd[0]);
+  rd.reset();
   ::rmdir(dir);
   if (e != 0 && why) *why = std::strerror(e);
   return e == 0;

@@ -14,6 +14,8 @@
 #include <cstring>
 #include <system_error>
 
+#include "common/child.hpp"
+
 // The fd-based mounts below are the bwrap backend's own, and bwrap exists only on Linux: they
 // are no POSIX fallback of anything macOS runs, so a forced-fallbacks build keeps them (and the
 // suite keeps testing the real protections). Elsewhere the helper is not compiled.
@@ -496,29 +498,21 @@ void ProtectGate::launch_helper() {
   // One fork, and nobody waits for it here; blaude reaps it in outcome(), by its pid only
   // (blaude never waits for "any child"). It was a double fork before bwrap's start, blaude
   // waiting for the middle process: a second copy of blaude's page tables, a fork-and-exit
-  // round trip and the parent's copy-on-write faults on the way to bwrap's start (session 7's
-  // kernel trace: 2-3 ms under load).
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    // Forked after the supervisor installed its handlers: they would write this process's
-    // signals into blaude's signal pipe (a Ctrl-C forwarded twice). Default actions, as a helper
-    // forked before them had; what blaude ignores stays ignored.
-    for (int s = 1; s < NSIG; ++s) {
-      struct sigaction old = {};
-      if (::sigaction(s, nullptr, &old) != 0 || old.sa_handler == SIG_IGN || old.sa_handler == SIG_DFL) continue;
-      struct sigaction dfl = {};
-      dfl.sa_handler = SIG_DFL;
-      ::sigaction(s, &dfl, nullptr);
-    }
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::close(info_w_.get());
-    ::close(gate_r_.get());
-    ::close(status_r_.get());
+  // round trip and the parent's copy-on-write faults on the way to bwrap's start (2-3 ms under
+  // load in a kernel trace).
+  // Forked after the supervisor installed its handlers: they would write this process's signals
+  // into blaude's signal pipe (a Ctrl-C forwarded twice). Default actions, as a helper forked
+  // before them had; what blaude ignores stays ignored. It keeps its three pipe ends only: a
+  // write end of someone else's pipe held here would delay that reader's EOF until bwrap ends.
+  const int keep[3] = {info_r_.get(), gate_w_.get(), status_w_.get()};
+  ChildSetup setup;
+  setup.keep = keep;
+  setup.n_keep = 3;
+  setup.keep_ignored = true;
+  pid_t pid = fork_child(setup, [this] {
     Helper h{*mounts_, info_r_.get(), gate_w_.get(), status_w_.get(), deadline_us_, 0, -1, {}, 0};
     h.run();
-  }
+  });
   int err = errno;
   if (pid < 0) {
     // Closing the gate without the proof stops bwrap before the command.
