@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Runs each libFuzzer target built in $1 for a short, bounded time on its checked-in seed corpus
 # (tests/fuzz/corpus/<target>: a target without one fails), JOBS of them at a time.
-# Env: FUZZ_SECONDS (20 each), JOBS (nproc).
+# Env: FUZZ_SECONDS (12 each), JOBS (nproc).
 set -euo pipefail
 dir=$1
-secs=${FUZZ_SECONDS:-20}
+secs=${FUZZ_SECONDS:-12}
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 shopt -s nullglob
 work=$(mktemp -d)

@@ -29,9 +29,9 @@ report() {
   echo
   echo "== make test: stage wall times =="
   for i in "${!names[@]}"; do
-    printf '  %-12s %5d s  %s\n' "${names[$i]}" "${secs[$i]}" "${results[$i]}"
+    printf '  %-22s %5d s  %s\n' "${names[$i]}" "${secs[$i]}" "${results[$i]}"
   done
-  printf '  %-12s %5d s  (%d min)\n' total "$total" $(( (total + 59) / 60 ))
+  printf '  %-22s %5d s  (%d min)\n' total "$total" $(( (total + 59) / 60 ))
   # Over every ctest run (a test in two runs counts twice): passed = run - failed.
   if [ -s "${COUNTS:-}" ]; then
     awk '{ f += $4; n += $NF } END { printf "%d passed, %d failed\n", n - f, f }' "$COUNTS"

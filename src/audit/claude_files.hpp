@@ -1,4 +1,4 @@
-// The audit's part for Claude Code's own files (issue 11): the settings and state files the
+// The audit's part for Claude Code's own files: the settings and state files the
 // sandbox can write name programs that claude on the host runs on its own (hooks, the status
 // line, credential helpers, MCP servers, plugins) or let code run without a question
 // (permissions, env). What is watched is their code-bearing projection (the keys of

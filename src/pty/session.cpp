@@ -293,7 +293,7 @@ void Session::read_master() {
     // master is readable. Reading on would make n_tty_read wait for the kworker still moving the
     // child's next write out of the flip buffer (__flush_work): a sleep and a wake-up per chunk,
     // 0.46 of blaude's 1.34 sleeps per 4 KiB chunk. With the break, 3 paired ptybench runs: ahead
-    // of the read-on loop in 14 of 15 bulk shape-runs (docs/PERFORMANCE.md, session 14).
+    // of the read-on loop in 14 of 15 bulk shape-runs (docs/PERFORMANCE.md).
     if (static_cast<size_t>(n) < want) break;
   }
 }
