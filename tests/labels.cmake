@@ -12,7 +12,7 @@ set(BLAUDE_TESTS_check
   test_self_exe test_seatbelt_plan
   test_term_bytes test_term_guard
   test_net_cli
-  test_escapes_own_state
+  test_escapes_own_state test_audit_claude_key_table
 )
 
 # The sanitizer build: the host-side code that reads what the child or the agent wrote, and the

@@ -131,6 +131,19 @@ WatchedClaude watch_claude(const std::string& path, audit::ClaudeFile kind, cons
   return w;
 }
 
+namespace {
+// What a whole-text watched file is, for the report: named by blaude's own list, never by what
+// the agent wrote.
+std::string script_role(const std::string& path) {
+  const std::string base = path.substr(path.rfind('/') + 1);
+  if (base == ".mcp.json") return "the project's MCP servers (claude -p starts them without asking)";
+  if (base == "CLAUDE.md") return "Claude Code's user instructions (read at every start)";
+  for (const auto& e : claude_code_entries())
+    if (!e.dir && base == e.name) return "Claude Code's " + base + " (read at every start)";
+  return "a program claude's settings name";
+}
+}  // namespace
+
 std::vector<audit::Finding> claude_findings(const std::vector<WatchedClaude>& watched, const std::string& stamp) {
   std::vector<audit::Finding> out;
   std::set<std::string> components;  // a dir made a link is reported once
@@ -186,7 +199,7 @@ std::vector<audit::Finding> claude_findings(const std::vector<WatchedClaude>& wa
       changes = audit::claude_changes(audit::project_claude(w.kind, w.text), audit::project_claude(w.kind, text));
       if (changes.empty()) continue;
       if (w.kind == audit::ClaudeFile::Script)
-        changes = {w.text ? "a program claude's settings name, rewritten" : "a program claude's settings name, created"};
+        changes = {script_role(w.path) + (w.text ? ", rewritten" : ", created")};
     } else {
       changes = {hostile};
       f.whole = true;
@@ -220,11 +233,20 @@ std::vector<std::pair<std::string, audit::ClaudeFile>> claude_watched_files(cons
                                                                           const std::string& workspace) {
   using K = audit::ClaudeFile;
   const std::string cd = config_dir_env.empty() || config_dir_env[0] != '/' ? home + "/.claude" : normalize(config_dir_env);
-  std::vector<std::pair<std::string, K>> out{{cd + "/settings.json", K::Settings}, {home + "/.claude.json", K::State}};
+  std::vector<std::pair<std::string, K>> out{{cd + "/settings.json", K::Settings},
+                                              {cd + "/settings.local.json", K::Settings},
+                                              {home + "/.claude.json", K::State}};
   if (cd != home + "/.claude") out.push_back({cd + "/.claude.json", K::State});
+  // The files of claude_code_entries(): read-only when they exist (plan.cpp
+  // add_claude_code_guards), but no mount can stand for a missing file: one the session creates
+  // is moved aside here. All of such a file is code (or instructions).
+  for (const auto& e : claude_code_entries())
+    if (!e.dir) out.push_back({cd + "/" + e.name, K::Script});
   if (!workspace.empty()) {
     out.push_back({workspace + "/.claude/settings.json", K::Settings});
     out.push_back({workspace + "/.claude/settings.local.json", K::Settings});
+    // The project's MCP servers: `claude -p` there starts them without asking.
+    out.push_back({workspace + "/.mcp.json", K::Script});
   }
   return out;
 }

@@ -44,8 +44,9 @@ struct AuditSession {
 };
 
 // The roots: the plan's writable host dirs (the workspace, -m DIR:rw, write grants, ~/.claude),
-// not /tmp itself. And Claude Code's files: the user's settings.json, ~/.claude.json (and the
-// one in $CLAUDE_CONFIG_DIR), the workspace's .claude/settings{,.local}.json.
+// not /tmp itself. And Claude Code's files: the user's settings{,.local}.json, ~/.claude.json
+// (and the one in $CLAUDE_CONFIG_DIR), the config dir's files of claude_code_entries()
+// (CLAUDE.md, scheduled tasks), the workspace's .claude/settings{,.local}.json and .mcp.json.
 // Off under --allow-protected-writes (the user turned the protections off).
 AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launch& l);
 

@@ -21,27 +21,46 @@ Json parse(std::string_view text) {
   return j ? std::move(*j) : Json(Json::value_t::discarded);
 }
 
-// null, false, "", {} and [] run nothing and switch nothing on: the same as no key. claude writes
-// such defaults itself (a new projects.<dir> entry has "mcpServers": {}, "allowedTools": [], ...),
-// which must not read as a change.
-bool inert(const Json& v) {
-  return v.is_null() || (v.is_boolean() && !v.get<bool>()) || (v.is_string() && v.get_ref<const std::string&>().empty()) ||
-         ((v.is_object() || v.is_array()) && v.empty());
+// null, "", {} and [] run nothing and switch nothing on: the same as no key. claude writes such
+// defaults itself (a new projects.<dir> entry has "mcpServers": {}, "allowedTools": [], ...),
+// which must not read as a change. So does false, for a key the table knows (its false is the
+// default: "hasTrustDialogAccepted": false); for a key it does not, false may switch a guard off.
+bool inert(const Json& v, bool known) {
+  return v.is_null() || (known && v.is_boolean() && !v.get<bool>()) ||
+         (v.is_string() && v.get_ref<const std::string&>().empty()) || ((v.is_object() || v.is_array()) && v.empty());
 }
 
-// Calls f(path, value) for every code-bearing key present in doc with a value that is not inert.
+ClaudeKeyScope top_scope(ClaudeFile kind) {
+  return kind == ClaudeFile::Settings ? ClaudeKeyScope::Settings : ClaudeKeyScope::State;
+}
+
+// Calls f(path, value) for every key of doc that is not known to be inert (the allowlist of
+// common/claude_keys.hpp), with a value that is not inert: in ~/.claude.json at the top and in
+// each projects.<path> entry (where something other than an object stands for an entry, or for
+// "projects" itself, that is the key).
 template <class F>
 void each_key(ClaudeFile kind, const Json& doc, F f) {
-  const auto& top = kind == ClaudeFile::Settings ? claude_code_setting_keys() : claude_code_state_keys();
-  for (const auto& k : top)
-    if (auto it = doc.find(k); it != doc.end() && !inert(*it)) f(KeyPath{k}, *it);
+  auto visit = [&](ClaudeKeyScope scope, const Json& obj, KeyPath at) {
+    for (const auto& [k, v] : obj.items()) {
+      if (kind == ClaudeFile::State && at.empty() && k == "projects") continue;
+      const auto cls = claude_key_class(scope, k);
+      if (cls == ClaudeKeyClass::Inert || inert(v, cls.has_value())) continue;
+      KeyPath p = at;
+      p.push_back(k);
+      f(p, v);
+    }
+  };
+  visit(top_scope(kind), doc, {});
   if (kind != ClaudeFile::State) return;
   auto projects = doc.find("projects");
-  if (projects == doc.end() || !projects->is_object()) return;
+  if (projects == doc.end() || inert(*projects, true)) return;
+  if (!projects->is_object()) return f(KeyPath{"projects"}, *projects);
   for (const auto& [dir, entry] : projects->items()) {
-    if (!entry.is_object()) continue;
-    for (const auto& k : claude_code_state_keys())
-      if (auto it = entry.find(k); it != entry.end() && !inert(*it)) f(KeyPath{"projects", dir, k}, *it);
+    if (entry.is_object()) {
+      visit(ClaudeKeyScope::ProjectState, entry, {"projects", dir});
+    } else if (!inert(entry, true)) {
+      f(KeyPath{"projects", dir}, entry);
+    }
   }
 }
 
@@ -73,13 +92,12 @@ ClaudeProjection project_claude(ClaudeFile kind, const std::optional<std::string
   auto keep = [&](int depth, Json::parse_event_t ev, Json& parsed) {
     if (ev != Json::parse_event_t::key) return true;
     const auto& k = parsed.get_ref<const std::string&>();
-    const auto& list = kind == ClaudeFile::Settings ? claude_code_setting_keys() : claude_code_state_keys();
-    auto listed = [&](const std::vector<std::string>& l) { return std::find(l.begin(), l.end(), k) != l.end(); };
     if (depth == 1) {
       top = k;
-      return listed(list) || (kind == ClaudeFile::State && k == "projects");
+      return (kind == ClaudeFile::State && k == "projects") || !claude_key_inert(top_scope(kind), k);
     }
-    if (depth == 3 && kind == ClaudeFile::State && top == "projects") return listed(claude_code_state_keys());
+    if (depth == 3 && kind == ClaudeFile::State && top == "projects")
+      return !claude_key_inert(ClaudeKeyScope::ProjectState, k);
     return true;
   };
   // The strict check first: nlohmann never sees text deeper than the bound or with a key twice.

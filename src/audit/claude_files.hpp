@@ -1,9 +1,10 @@
 // The audit's part for Claude Code's own files: the settings and state files the
 // sandbox can write name programs that claude on the host runs on its own (hooks, the status
 // line, credential helpers, MCP servers, plugins) or let code run without a question
-// (permissions, env). What is watched is their code-bearing projection (the keys of
-// common/claude_keys.hpp), not the whole file: claude rewrites ~/.claude.json all the time and
-// keeps the model and other choices in settings.json, and those changes must stay. Pure.
+// (permissions, env). What is watched is their code-bearing projection: every key the table of
+// common/claude_keys.hpp does not know to be inert (an unknown key is code), not the whole file:
+// claude rewrites ~/.claude.json all the time and keeps the model and other choices in
+// settings.json, and those changes must stay. Pure.
 #pragma once
 #include <map>
 #include <optional>
@@ -14,8 +15,8 @@
 namespace blaude::audit {
 
 enum class ClaudeFile {
-  Settings,  // settings.json, settings.local.json: claude_code_setting_keys() at the top
-  State,     // ~/.claude.json: claude_code_state_keys() at the top and in each projects.<path>
+  Settings,  // settings.json, settings.local.json: every top-level key not known to be inert
+  State,     // ~/.claude.json: the same at the top and in each projects.<path>
   Script,    // a file a command of the settings names at the start: its whole text
 };
 

@@ -17,8 +17,8 @@ namespace {
 
 using nlohmann::json;
 
-// Where a settings document names a program: (key path, what it is). Read by the commands list
-// and by the key list below, so a key added here is watched by the audit as well.
+// Where a settings document names a program: (key path, what it is). Each first key is
+// code-bearing in the key table (claude_key_table.cpp).
 struct CommandKey {
   std::vector<const char*> path;
 };
@@ -74,31 +74,16 @@ std::vector<std::string> claude_setting_commands(const json& doc) {
   return out;
 }
 
-const std::vector<std::string>& claude_code_setting_keys() {
-  static const std::vector<std::string> keys = [] {
-    std::vector<std::string> v = {"hooks"};
-    for (const auto& k : command_keys())
-      if (std::find(v.begin(), v.end(), k.path.front()) == v.end()) v.push_back(k.path.front());
-    // Not programs by name, but code all the same: env (NODE_OPTIONS=--require, BASH_ENV, PATH)
-    // reaches every hook and tool; permissions (defaultMode bypassPermissions, a broad allow, a
-    // removed deny) lets the host's claude run anything without a question; disableAllHooks and
-    // allowManagedHooksOnly switch the user's own guard hooks off or on; plugins and
-    // marketplaces bring hooks and MCP servers of their own; the MCP approvals start the
-    // servers of a .mcp.json the user did not approve; disableSkillShellExecution guards skills.
-    for (const char* k : {"env", "permissions", "disableAllHooks", "allowManagedHooksOnly", "enabledPlugins",
-                          "extraKnownMarketplaces", "pluginConfigs", "enableAllProjectMcpServers",
-                          "enabledMcpjsonServers", "disabledMcpjsonServers", "mcpServers", "allowedMcpServers",
-                          "deniedMcpServers", "disableSkillShellExecution", "processWrapper"})
-      v.push_back(k);
-    return v;
-  }();
-  return keys;
-}
-
-const std::vector<std::string>& claude_code_state_keys() {
-  static const std::vector<std::string> keys = {"mcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers",
-                                                "enableAllProjectMcpServers", "allowedTools"};
-  return keys;
+const std::vector<ClaudeCodeEntry>& claude_code_entries() {
+  // Claude Code's own sandbox denies writes to the same set (its bundle lists them); plugins
+  // carry hooks and MCP servers, the others are read at start or by a slash command.
+  static const std::vector<ClaudeCodeEntry> e = {
+      {"hooks", true},           {"commands", true},   {"skills", true},         {"agents", true},
+      {"workflows", true},       {"routines", true},   {"rules", true},          {"output-styles", true},
+      {"plugins", true},         {"local", true},      {"CLAUDE.md", false},     {"scheduled_tasks.json", false},
+      {"launch.json", false},    {"daemon.json", false},
+  };
+  return e;
 }
 
 std::vector<std::string> claude_command_paths(const std::string& command, const std::string& home,

@@ -1,11 +1,12 @@
-// Claude Code's settings keys that run code: a program claude starts on its own (hooks, the
-// status line, credential helpers, MCP servers, plugins) or a setting that lets code run without
-// asking (permissions, env). The one list blaude keeps of them: the planner reads it for the
-// programs managed settings name (managed_paths.hpp) and for the scripts user and project
-// settings name (read-only in the sandbox), the post-session audit for the keys it watches in
-// the files the sandbox can write (audit/claude_files.hpp). Pure.
+// Claude Code's keys: where its settings name programs (hooks, the status line, credential
+// helpers), and the table of which keys are inert and which can make claude run code (an
+// allowlist: a key the table does not know is code-bearing). The planner reads the programs that
+// managed, user and project settings name (read-only in the sandbox); the post-session audit
+// keeps a session's changes to inert keys only (audit/claude_files.hpp). Pure.
 #pragma once
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -18,14 +19,32 @@ namespace blaude {
 // policyHelper.path, sandbox.{bwrapPath,socatPath,ripgrep.command}. Nothing else.
 std::vector<std::string> claude_setting_commands(const nlohmann::json& doc);
 
-// The top-level keys of a settings file (user, project, local) whose value runs code on the
-// host or lets it run without a question: the first key of every command above, and env,
-// permissions, hooks switches, plugins and marketplaces, MCP server approvals.
-const std::vector<std::string>& claude_code_setting_keys();
+// Where a key of Claude Code's sits: the top of a settings file (user, project, local), the top
+// of ~/.claude.json (claude's state file, rewritten by every claude process), or one of its
+// projects.<path> entries.
+enum class ClaudeKeyScope { Settings, State, ProjectState };
+// Inert: changing it runs nothing, widens no permission and names no program, path, URL or
+// instruction (a preference, a counter, a cache). Code: anything else claude reads at its next
+// start that could make it run code or follow instructions.
+enum class ClaudeKeyClass { Inert, Code };
 
-// The same for ~/.claude.json (claude's state file, rewritten by every claude process): the
-// keys at the top and in each projects.<path> entry that start MCP servers or approve them.
-const std::vector<std::string>& claude_code_state_keys();
+// The table's class of one key (common/claude_key_table.cpp); nullopt for a key it does not know,
+// which every caller treats as code-bearing.
+std::optional<ClaudeKeyClass> claude_key_class(ClaudeKeyScope scope, std::string_view key);
+// The allowlist: only a key the table knows to be inert.
+bool claude_key_inert(ClaudeKeyScope scope, std::string_view key);
+
+// The entries of Claude Code's config dir (~/.claude) that make the next claude on the host run
+// code or follow instructions: its hooks, commands, skills, agents, workflows, routines, rules,
+// output styles and plugins (dirs), a local install of claude itself, and its user memory and
+// scheduled tasks (files). Both backends keep them read-only (or a write-discarding overlay),
+// present or not; a file the sandbox creates there is the audit's (moved aside). Names relative
+// to the config dir.
+struct ClaudeCodeEntry {
+  const char* name;
+  bool dir;
+};
+const std::vector<ClaudeCodeEntry>& claude_code_entries();
 
 // The paths a command string names, absolute: whitespace-split, one pair of quotes stripped;
 // a leading ~/, $HOME/ or ${HOME}/ is `home`, $CLAUDE_PROJECT_DIR/ or ${CLAUDE_PROJECT_DIR}/ is

@@ -51,9 +51,11 @@ std::string format_diff(const GrantDiff& diff) {
 std::string session_guards_summary() {
   return "  after the session: git repositories under the workspace and writable mounts are audited;\n"
          "    new git settings, hooks and pointers that would run code on this machine are moved aside;\n"
-         "    so are new commands, MCP servers, plugins, env and permissions in Claude Code's settings\n"
-         "    (~/.claude/settings.json, ~/.claude.json, .claude/settings*.json), whose other changes stay\n"
-         "  Claude Code's hooks dir and the scripts its settings name: read-only; its plugins: discarded\n"
+         "    Claude Code's settings (~/.claude/settings*.json, ~/.claude.json, .claude/settings*.json)\n"
+         "    keep only changes to keys known to be inert (the model, the theme, counters); every other\n"
+         "    key goes back to its value at the start; a new .mcp.json or ~/.claude/CLAUDE.md is moved aside\n"
+         "  Claude Code's hooks, commands, skills, agents, rules, output styles, CLAUDE.md and the scripts\n"
+         "    its settings name, with their dirs: read-only, present or not; its plugins: discarded\n"
          "  host IPC: a fresh kernel keyring; abstract unix sockets and signals scoped to the sandbox\n"
          "    where the kernel has Landlock 6+ (else a warning at start); /tmp's X11, tmux, ssh, dbus\n"
          "    sockets shadowed\n";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/claude_keys.hpp"
 #include "common/paths.hpp"
 #include "sandbox/policy/policy.hpp"
 
@@ -104,14 +105,15 @@ std::variant<SeatbeltDecision, SeatbeltPlanError> make_context(const SeatbeltHos
   c.git_dirs = h.git_dirs;
   if (!req.allow_protected_writes) {
     c.protect = h.protect;
-    // Claude Code's programs in its writable config dir (bwrap: plan.cpp
-    // add_claude_code_guards): the hooks dir, a local install of claude, the installed plugins
-    // (no write-discarding overlay exists here, so they are write-denied: a plugin install or
-    // marketplace update inside fails) and the scripts the settings name. Denied by path, so also
-    // where they do not exist yet: the sandbox cannot create them either.
+    // What in Claude Code's writable config dir makes the next claude run code or follow
+    // instructions (bwrap: plan.cpp add_claude_code_guards; common/claude_keys.hpp
+    // claude_code_entries): hooks, commands, skills, agents, plugins (no write-discarding overlay
+    // exists here, so a plugin install or marketplace update inside fails), CLAUDE.md, ..., and
+    // the scripts the settings name. Denied by path, so also where they do not exist yet: the
+    // sandbox cannot create them either.
     if (!c.claude_config_dir.empty())
-      for (const char* d : {"/hooks", "/local", "/plugins"})
-        c.protect.push_back({c.claude_config_dir + d, true, "Claude Code's programs (they run on the host)"});
+      for (const auto& e : claude_code_entries())
+        c.protect.push_back({c.claude_config_dir + "/" + e.name, e.dir, "Claude Code's programs and instructions (they run on the host)"});
     for (const auto& s : h.claude_scripts) c.protect.push_back({s, false, "a program Claude Code's settings name"});
   }
   // The policy files: never writable, in every mode (the agent must not widen its own grants).

@@ -1,5 +1,8 @@
 // The audit's part for Claude Code's files: the code-bearing projection, the diff, the restore
 // (pure), and the shared key list (common/claude_keys.hpp).
+#include <cstdlib>
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "audit/claude_files.hpp"
@@ -24,15 +27,54 @@ TEST_CASE("claude keys: one list names the programs and the code-bearing keys", 
     "fileSuggestion": {"type": "command", "command": "d"}, "apiKeyHelper": "e", "gcpAuthRefresh": "f",
     "proxyAuthHelper": "g", "model": "opus", "env": {"X": "y"}})"));
   CHECK(cmds == std::vector<std::string>{"a", "b", "c", "d", "e", "f", "g"});
-  const auto& keys = claude_code_setting_keys();
-  // Every key that names a program is a watched key, and so are the ones that let code run.
+  // Every key that names a program is code-bearing in the table, and so are the ones that let
+  // code run.
   for (const char* k : {"hooks", "statusLine", "subagentStatusLine", "fileSuggestion", "apiKeyHelper", "awsCredentialExport",
                         "awsAuthRefresh", "gcpAuthRefresh", "otelHeadersHelper", "proxyAuthHelper", "env", "permissions",
-                        "enabledPlugins", "extraKnownMarketplaces", "disableAllHooks", "enableAllProjectMcpServers"})
-    CHECK(std::find(keys.begin(), keys.end(), k) != keys.end());
-  // Control: claude's own choices are not code.
+                        "enabledPlugins", "extraKnownMarketplaces", "disableAllHooks", "enableAllProjectMcpServers",
+                        "policyHelper", "sandbox", "agent", "claudeMd", "autoMemoryDirectory", "processWrapper"})
+    CHECK(claude_key_class(ClaudeKeyScope::Settings, k) == ClaudeKeyClass::Code);
+  // Control: claude's own choices are inert.
   for (const char* k : {"model", "outputStyle", "theme", "cleanupPeriodDays"})
-    CHECK(std::find(keys.begin(), keys.end(), k) == keys.end());
+    CHECK(claude_key_inert(ClaudeKeyScope::Settings, k));
+  // A key the table does not know is not inert (and the audit treats it as code).
+  CHECK_FALSE(claude_key_class(ClaudeKeyScope::Settings, "someFutureHookKey"));
+  CHECK_FALSE(claude_key_inert(ClaudeKeyScope::Settings, "someFutureHookKey"));
+  // ~/.claude.json: the trust dialog and approvals are code, the statistics inert.
+  CHECK(claude_key_class(ClaudeKeyScope::ProjectState, "hasTrustDialogAccepted") == ClaudeKeyClass::Code);
+  CHECK(claude_key_inert(ClaudeKeyScope::ProjectState, "lastCost"));
+  CHECK(claude_key_inert(ClaudeKeyScope::State, "numStartups"));
+  CHECK(claude_key_class(ClaudeKeyScope::State, "primaryApiKey") == ClaudeKeyClass::Code);
+}
+
+TEST_CASE("claude projection: an allowlist, unknown keys are code", "[audit][claude]") {
+  auto p = P(S::Settings, R"({"model": "opus", "theme": "dark", "newThing": {"run": "x"}, "newFlag": false})");
+  CHECK(p.keys.size() == 2);  // false is inert only for a key the table knows
+  CHECK(p.keys.count({"newThing"}));
+  CHECK(p.keys.count({"newFlag"}));
+  auto st = P(S::State, R"({"numStartups": 3, "somethingNew": 1, "projects": {"/w": {"lastCost": 1,
+    "hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true, "newProjectKey": "x"}}})");
+  CHECK(st.keys.size() == 3);
+  CHECK(st.keys.count({"somethingNew"}));
+  CHECK(st.keys.count({"projects", "/w", "hasTrustDialogAccepted"}));
+  CHECK(st.keys.count({"projects", "/w", "newProjectKey"}));
+  // Something other than an object where claude expects one is the key itself.
+  CHECK(P(S::State, R"({"projects": "x"})").keys.count({"projects"}));
+  CHECK(P(S::State, R"({"projects": {"/w": [1]}})").keys.count({"projects", "/w"}));
+  // The restore: the unknown key and the trust flag go, the inert changes stay.
+  auto before = P(S::State, R"({"numStartups": 1, "projects": {"/w": {"lastCost": 0}}})");
+  auto out = restore_claude_keys(S::State, before, R"({"numStartups": 4, "somethingNew": 1, "projects": {"/w": {"lastCost": 2,
+    "hasTrustDialogAccepted": true}}})");
+  REQUIRE(out);
+  auto j = J(*out);
+  CHECK(j["numStartups"] == 4);
+  CHECK_FALSE(j.contains("somethingNew"));
+  CHECK(j["projects"]["/w"]["lastCost"] == 2);
+  CHECK_FALSE(j["projects"]["/w"].contains("hasTrustDialogAccepted"));
+  auto out2 = restore_claude_keys(S::State, P(S::State, R"({"projects": {"/w": {"mcpServers": {"a": {}}}}})"),
+                                  R"({"projects": "gone"})");
+  REQUIRE(out2);
+  CHECK(J(*out2)["projects"]["/w"]["mcpServers"].contains("a"));
 }
 
 TEST_CASE("claude keys: the paths a command names, ~ and the project expanded", "[audit][claude]") {
@@ -109,9 +151,9 @@ TEST_CASE("claude restore: code-bearing keys back to the start, every other chan
   CHECK_FALSE(s["projects"]["/v"].contains("mcpServers"));
   // The agent put something else where the user's servers were: they come back all the same.
   auto sp = restore_claude_keys(S::State, P(S::State, R"({"projects": {"/w": {"mcpServers": {"mine": {}}}}})"),
-                                R"({"projects": 1, "n": 2})");
+                                R"({"projects": 1, "numStartups": 2})");
   REQUIRE(sp);
-  CHECK(J(*sp) == J(R"({"projects": {"/w": {"mcpServers": {"mine": {}}}}, "n": 2})"));
+  CHECK(J(*sp) == J(R"({"projects": {"/w": {"mcpServers": {"mine": {}}}}, "numStartups": 2})"));
   // claude's own defaults for a new project entry are no change, and are left as they are.
   auto d0 = P(S::State, R"({"projects": {}})");
   auto d1 = R"({"projects": {"/workspaces/w": {"mcpServers": {}, "allowedTools": [], "enabledMcpjsonServers": [],
@@ -161,4 +203,26 @@ TEST_CASE("claude report: what changed, what was done, the undo line", "[audit][
   CHECK(text.find("found: hooks: added {}") != std::string::npos);
   CHECK(text.find("undo: mv -f '/h/.claude/settings.json.blaude-audit-X' '/h/.claude/settings.json'") != std::string::npos);
   CHECK(text.find("git repositories") == std::string::npos);
+}
+
+// Run by tests/integration/test_audit_claude_key_table.sh with the keys the installed Claude
+// Code carries (tests/integration/tools/claude_keys.py): every one must be classified, so that a
+// newer claude's key is looked at before it is taken as code (and its changes undone) or as inert.
+TEST_CASE("claude key table: every key of the installed claude is classified", "[.claude_installed]") {
+  const char* file = std::getenv("BLAUDE_CLAUDE_KEYS");
+  REQUIRE(file);
+  std::ifstream in(file);
+  REQUIRE(in.good());
+  std::string scope, key, unclassified;
+  int n = 0;
+  while (in >> scope >> key) {
+    ++n;
+    const auto s = scope == "settings" ? ClaudeKeyScope::Settings
+                   : scope == "state"  ? ClaudeKeyScope::State
+                                       : ClaudeKeyScope::ProjectState;
+    if (!claude_key_class(s, key)) unclassified += " " + scope + ":" + key;
+  }
+  INFO("keys read: " << n);
+  CHECK(n > 0);
+  CHECK(unclassified == "");
 }

@@ -601,10 +601,12 @@ TEST_CASE("leaf binds: the helper's where it runs, bwrap's otherwise", "[sandbox
   CHECK(ws->kind == InnerKind::Bind);
   CHECK(ws->host == "/home/u/proj");
   CHECK(ws->id == f.cwd_id);  // the probe's: the dir blaude runs in
-  const InnerMount* claude = at(p, "/home/u/.claude");
-  REQUIRE(claude);
-  CHECK(claude->kind == InnerKind::Bind);
-  CHECK(claude->id.type == S_IFDIR);  // known by type: the launcher records dev and ino
+  // ~/.claude is not a leaf: Claude Code's missing dirs land in it (plan.cpp
+  // add_claude_code_guards; here as tmpfs, the probe not having pinned ~/.claude), so bwrap
+  // binds it.
+  CHECK_FALSE(at(p, "/home/u/.claude"));
+  CHECK(has(p.argv, {"--bind", "/home/u/.claude", "/home/u/.claude"}));
+  CHECK(has(p.argv, {"--tmpfs", "/home/u/.claude/commands"}));
   // The order: /dev, the binds, then what lands in them.
   CHECK(p.inner_mounts.front().kind == InnerKind::Dev);
   CHECK(check_inner_mounts(p.inner_mounts).empty());

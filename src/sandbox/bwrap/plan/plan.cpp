@@ -2,10 +2,12 @@
 #include "sandbox/bwrap/plan/plan.hpp"
 
 #include <algorithm>
+#include <string_view>
 
 #include "sandbox/bwrap/plan/mount_order.hpp"
 #include "sandbox/bwrap/plan/plan_builder.hpp"
 #include "sandbox/bwrap/plan/deferred.hpp"
+#include "common/claude_keys.hpp"
 #include "common/paths.hpp"
 
 namespace blaude::sandbox::bwrap {
@@ -268,39 +270,71 @@ void add_config(Builder& b) {
   if (writable && !b.req.allow_protected_writes) detail::add_config_fallback_pins(b, cfg);
 }
 
-// What in claude's writable dir is code that claude runs on the host on its own:
-// its hooks dir, a local install of claude itself, and the scripts the user's and the project's settings name stay read-only (guards
-// of the protect layout, at every alias through which they are writable, so a workspace script
-// is covered too), and the installed plugins (their hooks, scripts and MCP servers) are a
-// write-discarding overlay like ~/.config, read-only where no overlay can be made: an install
-// inside works for the session and leaves nothing. The settings files themselves stay writable
-// (claude keeps the model and other choices there): the post-session audit restores their
-// code-bearing keys (app/audit.cpp).
+// What in claude's writable dir makes the next claude on the host run code or follow
+// instructions (common/claude_keys.hpp claude_code_entries: hooks, commands, skills, agents,
+// workflows, routines, rules, output styles, plugins, a local install, CLAUDE.md, scheduled
+// tasks), and the scripts the user's and the project's settings name with their directories:
+// read-only guards of the protect layout, at every alias through which they are writable (a
+// workspace script is covered too). Installed plugins are a write-discarding overlay like
+// ~/.config (claude updates its plugin store at every start), read-only where no overlay can be
+// made. A missing dir is an empty read-only one (the launcher creates it, as for a missing
+// .git/hooks), the plugin store an empty tmpfs. A missing file cannot be mounted on: the audit
+// moves a new one aside (app/audit.cpp). The settings files themselves stay writable (claude keeps the model and
+// other choices there): the audit keeps only changes to inert keys.
 void add_claude_code_guards(Builder& b, const std::string& cd) {
-  const PathFact& hooks = b.f.at(cd + "/hooks");
-  const PathFact& plugins = b.f.at(cd + "/plugins");
   std::vector<std::string> covered;
-  if (hooks.kind == Kind::Dir && !hooks.real.empty()) {
-    b.claude_guards.push_back({hooks.real, Guard::ReadOnly, "Claude Code's hooks dir (its scripts run on the host)"});
-    covered.push_back(hooks.real);
-  }
-  // A "local install" of claude (claude migrate-installer: the user's shell alias runs
-  // <config>/local/claude): the program itself.
-  if (const PathFact& local = b.f.at(cd + "/local"); local.kind == Kind::Dir && !local.real.empty()) {
-    b.claude_guards.push_back({local.real, Guard::ReadOnly, "Claude Code's local install (the user runs it on the host)"});
-    covered.push_back(local.real);
-  }
-  if (plugins.kind == Kind::Dir) {
-    if (b.f.overlay || b.f.ipc.own_overlay) {
-      b.overlay_or(cd + "/plugins", Fallback::Bind);
+  const bool overlays = b.f.overlay || b.f.ipc.own_overlay;
+  for (const auto& e : claude_code_entries()) {
+    const std::string path = cd + "/" + e.name;
+    const PathFact& pf = b.f.at(path);
+    const std::string why = std::string("Claude Code's ") + e.name + " (the next claude on the host reads it)";
+    if (std::string_view(e.name) == "plugins" && pf.kind == Kind::Dir) {
+      if (overlays) {
+        b.overlay_or(path, Fallback::Bind);
+      } else {
+        b.ro(path);
+      }
+      if (!pf.real.empty()) covered.push_back(pf.real);
+    } else if (pf.kind == (e.dir ? Kind::Dir : Kind::File) && !pf.real.empty()) {
+      b.claude_guards.push_back({pf.real, Guard::ReadOnly, why});
+      covered.push_back(pf.real);
+    } else if (pf.lkind == Kind::Missing) {
+      // A missing dir: an empty read-only one at every alias, as for a missing .git/hooks; the
+      // plugin store a writable tmpfs (claude creates it at start), gone at the end.
+      const std::string& parent = b.f.at(cd).real;
+      // Files, and a local install that is not there (nothing runs it then: the user's alias to
+      // it comes with the install), are left to the audit.
+      if (!e.dir || std::string_view(e.name) == "local") continue;
+      // (The empty dir's parent must have its identity from the probe: the helper pins it.)
+      if (std::string_view(e.name) == "plugins" || parent.empty() || !b.f.ws.ids.count(parent)) {
+        // Where the config dir is mounted: its target when it is a symlink (Builder::landing).
+        b.tmpfs((parent.empty() ? cd : parent) + "/" + e.name);
+      } else {
+        b.claude_guards.push_back({parent + "/" + e.name, Guard::EmptyDir, why});
+      }
     } else {
-      b.ro(cd + "/plugins");
+      b.p.warnings.push_back(path + " is not a " + (e.dir ? "directory" : "regular file") +
+                             " (or a link to one); it is left as it is: remove it if you did not put it there");
     }
-    if (!plugins.real.empty()) covered.push_back(plugins.real);
   }
+  std::vector<std::string> roots = {cd, b.f.home, b.f.home_real, b.f.cwd, "/tmp", "/var/tmp", "/dev/shm", "/run"};
+  for (const auto& m : b.req.mounts)
+    if (!m.path.empty()) roots.push_back(normalize(m.path.front() == '/' ? m.path : b.f.cwd + "/" + m.path));
   for (const auto& s : b.f.claude_scripts) {
     if (std::any_of(covered.begin(), covered.end(), [&](const std::string& c) { return is_under(s, c); })) continue;
     b.claude_guards.push_back({s, Guard::ReadOnly, "a program Claude Code's settings name"});
+    // Its directory too: an interpreter loads modules from beside the script (a json.py next to
+    // a Python hook), a shell script sources its neighbours. Not where that dir is one the
+    // session must write (the config dir, home, the workspace or above).
+    const std::string dir = dirname_of(s);
+    const bool wide =
+        std::any_of(roots.begin(), roots.end(), [&](const std::string& r) { return !r.empty() && is_under(r, dir); });
+    if (wide) {
+      b.p.notes.push_back(s + ": its directory stays writable (the session works there); files beside it can change what it runs");
+    } else if (std::find(covered.begin(), covered.end(), dir) == covered.end()) {
+      b.claude_guards.push_back({dir, Guard::ReadOnly, "the directory of a program Claude Code's settings name"});
+      covered.push_back(dir);
+    }
   }
 }
 

@@ -274,7 +274,7 @@ void probe_seed_extras(HostFacts& f, const std::string& config_dir);
 // host_facts_claude.cpp. The settings files and their programs: common/claude_keys.hpp
 // (claude_settings_files, claude_settings_scripts; the Seatbelt backend reads the same).
 // After the workspace scan: claude_scripts, and the identities (ws.ids) of those and of
-// <config>/hooks and <config>/local, and the PathFacts of those and <config>/plugins.
+// every existing claude_code_entries() path, and their PathFacts.
 void probe_claude_code(HostFacts& f, const std::string& config_dir, const std::string& workspace);
 
 // Claude's config dir ($CLAUDE_CONFIG_DIR or ~/.claude), bound read-write.
