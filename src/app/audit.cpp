@@ -24,6 +24,7 @@
 #include "common/claude_keys.hpp"
 #include "common/file_io.hpp"
 #include "common/paths.hpp"
+#include "common/shown.hpp"
 #include "common/strict_json.hpp"
 
 namespace blaude::app {
@@ -304,12 +305,62 @@ std::optional<audit::PriorWalk> prior_walk(const sandbox::bwrap::WorkspaceScan& 
   return p;
 }
 
+namespace {
+
+// The oldest running session that watches the same file holds its start state: that, not the
+// file as the other sandbox may have left it, is this session's baseline.
+void take_live_baseline(WatchedClaude& w, const std::vector<Journal>& live) {
+  for (const auto& j : live)
+    for (const auto& f : j.files)
+      if (f.path == w.path && f.kind == w.kind) {
+        w.text = f.text;
+        return;
+      }
+}
+
+// A session that never finished: its files against its journal, neutralised and reported now,
+// before anything of this session runs.
+void audit_orphan(const Journal& j) {
+  std::vector<WatchedClaude> watched;
+  for (const auto& f : j.files) {
+    WatchedClaude w = watch_claude(f.path, f.kind, j.roots);
+    w.text = f.text;
+    watched.push_back(std::move(w));
+  }
+  const auto findings = claude_findings(watched, utc_stamp());
+  if (findings.empty()) return;
+  const auto applied = audit::apply_findings(findings, {});
+  std::string text = "blaude: a session that did not finish (" + shown(j.name) +
+                     ") is audited now, against its start:\n" + audit::report_text(findings, applied, {}, {});
+  std::fputs(text.c_str(), stderr);
+  std::fflush(stderr);
+  log_text(text);
+}
+
+}  // namespace
+
 AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launch& l) {
   AuditSession s;
   if (!l.sandboxed || o.allow_protected_writes) return s;
   std::vector<std::string> anchors = l.plan.writable_dirs;
   anchors.push_back(host.home);
   if (!o.tmp) anchors.push_back(host.cwd);
+  // Sessions that never finished first: their files are set back to their start before this
+  // session reads its own; and the start of the ones running now is this session's too.
+  std::string why;
+  s.journal_root = journal_root(host.home, host.get("XDG_STATE_HOME"), l.plan.writable_dirs, &why);
+  Journals found;
+  if (s.journal_root.empty()) {
+    std::fprintf(stderr, "blaude: warning: %s: the audit's baseline lives only in this process (a session "
+                 "killed before its end is not audited later)\n", shown(why).c_str());
+  } else {
+    found = read_journals(s.journal_root);
+    for (const auto& b : found.bad) spdlog::warn("audit: {}/{} is not a journal blaude can read; left as it is", s.journal_root, b);
+    for (auto& j : found.orphaned) {
+      audit_orphan(j);
+      remove_journal(s.journal_root, j);
+    }
+  }
   for (auto& [path, kind] : claude_watched_files(host.home, host.get("CLAUDE_CONFIG_DIR"), o.tmp ? "" : host.cwd)) {
     // Only read here (the start is on the way to the child's exec); parsed at the end, and only
     // when the file changed.
@@ -317,6 +368,13 @@ AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launc
   }
   for (const auto& path : claude_watched_scripts(s.claude, host.home, o.tmp ? "" : host.cwd, l.plan.writable_dirs)) {
     s.claude.push_back(watch_claude(path, audit::ClaudeFile::Script, anchors));
+  }
+  for (auto& w : s.claude) take_live_baseline(w, found.live);
+  if (!s.journal_root.empty()) {
+    s.journal.roots = anchors;
+    for (const auto& w : s.claude) s.journal.files.push_back({w.path, w.kind, w.text});
+    if (!write_journal(s.journal_root, s.journal, &why))
+      std::fprintf(stderr, "blaude: warning: %s; the audit's baseline lives only in this process\n", shown(why).c_str());
   }
   s.walk.roots = audit_roots(l.plan.writable_dirs);
   if (s.walk.roots.empty()) return s;
@@ -338,6 +396,11 @@ void audit_before(AuditSession& s, const sandbox::bwrap::WorkspaceScan& ws) {
 
 void audit_end(AuditSession& s) {
   const std::string stamp = utc_stamp();
+  // Done with the journal once the files are as this audit leaves them (every return below).
+  struct Drop {
+    AuditSession& s;
+    ~Drop() { remove_journal(s.journal_root, s.journal); }
+  } drop{s};
   std::vector<audit::Finding> findings;
   std::vector<audit::Applied> applied;
   // Claude's files first: a git finding cannot touch them, and their rewrite is in their own dir

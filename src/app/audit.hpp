@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/journal.hpp"
 #include "app/launch.hpp"
 #include "audit/claude_files.hpp"
 #include "audit/diff.hpp"
@@ -41,6 +42,9 @@ struct AuditSession {
   audit::WalkInput walk;
   audit::Snapshot before;
   std::vector<WatchedClaude> claude;
+  // The start state of `claude`, outside every sandbox (app/journal.hpp); removed by audit_end.
+  std::string journal_root;
+  Journal journal;
 };
 
 // The roots: the plan's writable host dirs (the workspace, -m DIR:rw, write grants, ~/.claude),
