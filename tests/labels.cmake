@@ -13,6 +13,7 @@ set(BLAUDE_TESTS_check
   test_term_bytes test_term_guard
   test_net_cli
   test_escapes_own_state test_audit_claude_key_table test_escapes_audit_journal
+  test_escapes_claude_project_names
 )
 
 # The sanitizer build: the host-side code that reads what the child or the agent wrote, and the
@@ -23,7 +24,7 @@ set(BLAUDE_TESTS_asan
   test_term_attacks test_term_bytes test_term_guard test_term_asciinema
   test_osc52_xclip test_asciinema_pause
   test_escapes_audit test_escapes_audit_closed test_escapes_claude test_escapes_own_state
-  test_escapes_claude_allowlist test_escapes_audit_journal
+  test_escapes_claude_allowlist test_escapes_audit_journal test_escapes_claude_project_names
   test_net_proxy test_net_bounds test_net_cli
   test_cli_passthrough test_sandbox_bad_input test_policy_trust_gate
   test_protect_deferred test_session_sweep

@@ -302,6 +302,13 @@ std::optional<audit::PriorWalk> prior_walk(const sandbox::bwrap::WorkspaceScan& 
                                           : audit::PriorWalk::Bare;
     p.found.push_back({k, g.path});
   }
+  for (const auto& [rel, pf] : ws.hits) {
+    if (!claude_code_project_name(basename_of(rel))) continue;
+    auto id = ws.ids.find(ws.root + "/" + rel);
+    p.claude_names.emplace(ws.root + "/" + rel, id != ws.ids.end() && id->second.type
+                                                    ? std::to_string(id->second.dev) + ":" + std::to_string(id->second.ino)
+                                                    : "");
+  }
   return p;
 }
 
@@ -348,11 +355,15 @@ AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launc
   // Sessions that never finished first: their files are set back to their start before this
   // session reads its own; and the start of the ones running now is this session's too.
   std::string why;
-  s.journal_root = journal_root(host.home, host.get("XDG_STATE_HOME"), l.plan.writable_dirs, &why);
+  s.journal_root =
+      journal_root(host.home, host.get("XDG_STATE_HOME"), host.get("XDG_RUNTIME_DIR"), l.plan.writable_dirs, &why);
   Journals found;
   if (s.journal_root.empty()) {
-    std::fprintf(stderr, "blaude: warning: %s: the audit's baseline lives only in this process (a session "
-                 "killed before its end is not audited later)\n", shown(why).c_str());
+    // The home shared with the sandbox (or under /tmp) and no runtime dir: the audit at the end
+    // still runs; only a session killed before it is not audited later. Logged, not printed at
+    // every start of such a setup (docs/policy.md says so).
+    spdlog::warn("audit: no journal: {}: the audit's baseline lives only in this process (a session killed "
+                 "before its end is not audited later)", why);
   } else {
     found = read_journals(s.journal_root);
     for (const auto& b : found.bad) spdlog::warn("audit: {}/{} is not a journal blaude can read; left as it is", s.journal_root, b);
@@ -401,26 +412,38 @@ void audit_end(AuditSession& s) {
     AuditSession& s;
     ~Drop() { remove_journal(s.journal_root, s.journal); }
   } drop{s};
-  std::vector<audit::Finding> findings;
+  std::vector<audit::Finding> findings, git;
   std::vector<audit::Applied> applied;
-  // Claude's files first: a git finding cannot touch them, and their rewrite is in their own dir
-  // only (the paths are blaude's, not the agent's: their dirs are the roots).
-  if (!s.claude.empty()) {
-    // Each finding carries the dir it was read in, reached beneath one held since the start: no
-    // path is resolved again, so nothing outside is touched.
-    findings = claude_findings(s.claude, stamp);
-    applied = audit::apply_findings(findings, {});
-  }
   audit::Snapshot after;
   if (s.enabled) {
     s.walk.seconds = kAfterSeconds;
     s.walk.sweep_seconds = kAfterSweepSeconds;
     after = audit::take_snapshot(s.walk);
-    auto git = audit::compare(s.before, after, {s.walk.roots, stamp});
-    auto done = audit::apply_findings(git, s.walk.roots);
-    findings.insert(findings.end(), git.begin(), git.end());
-    applied.insert(applied.end(), done.begin(), done.end());
+    git = audit::compare(s.before, after, {s.walk.roots, stamp});
   }
+  if (!s.claude.empty()) findings = claude_findings(s.claude, stamp);
+  // A new .claude or .mcp.json the walk found: one the watched files cover is theirs (their
+  // baseline is journaled); a new .claude dir goes aside whole, the watched files in it with it.
+  auto watched = [&](const std::string& p) {
+    return std::any_of(s.claude.begin(), s.claude.end(), [&](const WatchedClaude& w) { return w.path == p; });
+  };
+  git.erase(std::remove_if(git.begin(), git.end(), [&](const audit::Finding& f) { return f.claude && watched(f.path); }),
+            git.end());
+  findings.erase(std::remove_if(findings.begin(), findings.end(),
+                                [&](const audit::Finding& c) {
+                                  return std::any_of(git.begin(), git.end(), [&](const audit::Finding& g) {
+                                    return g.claude && g.act == audit::Act::MoveAside && is_under(c.path, g.path);
+                                  });
+                                }),
+                 findings.end());
+  // Claude's files first: a git finding cannot touch them, and their rewrite is in their own dir
+  // only (the paths are blaude's, not the agent's: their dirs are the roots). Each finding carries
+  // the dir it was read in, reached beneath one held since the start: no path is resolved again,
+  // so nothing outside is touched.
+  applied = audit::apply_findings(findings, {});
+  auto done = audit::apply_findings(git, s.walk.roots);
+  findings.insert(findings.end(), git.begin(), git.end());
+  applied.insert(applied.end(), done.begin(), done.end());
   if (findings.empty() && !s.enabled) return;
   spdlog::info("audit: after the session: {} repos, {} files, {} dirs in {:.1f} ms; {} findings", after.repos.size(),
                after.files.size(), after.dirs, after.seconds * 1000, findings.size());

@@ -103,10 +103,9 @@ bool parse_index(const std::string& text, Journal& j, std::vector<std::pair<size
 
 }  // namespace
 
-std::string journal_root(const std::string& home, const std::string& xdg_state_home,
-                         const std::vector<std::string>& writable, std::string* why) {
-  const std::string base = !xdg_state_home.empty() && xdg_state_home.front() == '/' ? normalize(xdg_state_home)
-                                                                                    : home + "/.local/state";
+namespace {
+
+std::string journal_root_at(const std::string& base, const std::vector<std::string>& writable, std::string* why) {
   const std::string root = base + "/blaude/sessions";
   auto fail = [&](std::string w) {
     if (why) *why = std::move(w);
@@ -131,6 +130,21 @@ std::string journal_root(const std::string& home, const std::string& xdg_state_h
       return fail(d + " is not yours alone (owner or mode); blaude keeps its journal there");
   }
   return root;
+}
+
+}  // namespace
+
+std::string journal_root(const std::string& home, const std::string& xdg_state_home,
+                         const std::string& xdg_runtime_dir, const std::vector<std::string>& writable,
+                         std::string* why) {
+  const std::string state = !xdg_state_home.empty() && xdg_state_home.front() == '/' ? normalize(xdg_state_home)
+                                                                                     : home + "/.local/state";
+  std::string r = journal_root_at(state, writable, why);
+  // The runtime dir (a tmpfs of the user's, gone at reboot) where the state dir cannot be used:
+  // a session killed is still audited by the next start before the machine restarts.
+  if (r.empty() && !xdg_runtime_dir.empty() && xdg_runtime_dir.front() == '/')
+    r = journal_root_at(normalize(xdg_runtime_dir), writable, nullptr);
+  return r;
 }
 
 Journals read_journals(const std::string& root) {

@@ -33,11 +33,12 @@ struct Journal {
   UniqueFd lock;                   // held: ours for the session, or an orphan's while we audit it
 };
 
-// The sessions dir, made 0700 where missing; "" (and `why`) when there is none blaude can trust:
-// not absolute, under a dir the sandbox can write (`writable`), not the user's, or writable by
-// others.
+// The sessions dir under the state dir, else under $XDG_RUNTIME_DIR, made 0700 where missing; ""
+// (and `why`, the state dir's reason) when there is none blaude can trust: not absolute, under a
+// dir the sandbox can write (`writable`), not the user's, or writable by others.
 std::string journal_root(const std::string& home, const std::string& xdg_state_home,
-                         const std::vector<std::string>& writable, std::string* why);
+                         const std::string& xdg_runtime_dir, const std::vector<std::string>& writable,
+                         std::string* why);
 
 struct Journals {
   std::vector<Journal> live;      // their sessions run now

@@ -104,6 +104,29 @@ std::vector<Finding> compare(const Snapshot& before, const Snapshot& after, cons
     }
     out.push_back(std::move(f));
   }
+  // Claude Code's project names the start did not have, at any depth: claude started there
+  // would run what they name. Moved aside whole (a dir with everything in it).
+  for (const auto& [path, id] : after.claude_names) {
+    auto was = before.claude_names.find(path);
+    if (was != before.claude_names.end() && (was->second == id || was->second.empty())) continue;
+    Finding f;
+    f.path = path;
+    f.repo = dirname_of(path);
+    f.role = Role::Pointer;
+    f.claude = ClaudeFile::Script;
+    const bool other = was != before.claude_names.end();
+    f.details.push_back(std::string(other ? "not the one there at the start" : "new") +
+                        (path.substr(path.rfind('/') + 1) == ".claude"
+                             ? ": claude started here would run the hooks, commands, skills and agents in it"
+                             : ": claude started here would start the MCP servers it names"));
+    f.act = Act::MoveAside;
+    f.aside = path + ".blaude-audit-" + ctx.stamp;
+    if (!before.complete) {
+      f.act = Act::None;
+      f.why_report_only = "the snapshot before the session did not reach it, so it may be yours";
+    }
+    out.push_back(std::move(f));
+  }
   // What the walk after the session did not get to read: a repository there that the start did
   // not have (neither read nor seen by name) is moved aside whole, not only mentioned.
   for (const auto& path : after.unchecked) {

@@ -31,7 +31,8 @@ void finding(std::string& out, const Finding& f, const Applied& a) {
   const auto& lines = !a.removed.empty() ? a.removed : f.details;
   for (const auto& d : lines) out += "    found: " + shown(d) + "\n";
   if (f.act == Act::None) {
-    out += "    left as it is: " + shown(f.why_report_only) + "; check it before you run git there\n";
+    out += "    left as it is: " + shown(f.why_report_only) +
+           (f.claude ? "; check it before you run claude there\n" : "; check it before you run git there\n");
     return;
   }
   if (a.aside.empty()) {

@@ -52,6 +52,12 @@ struct Snapshot {
   // read. A new one is moved aside (diff.hpp): what the audit did not check is made inert.
   std::set<std::string> unchecked;
   bool swept = true;                        // false: that pass ran out of time too
+  // Every `.claude` and `.mcp.json` entry (any type) at any depth, the sweep's included, with
+  // its identity (dev, inode: "d:i"; "" where it could not be had): Claude Code reads them
+  // wherever it starts. Present at the start, the sandbox had them read-only; a new one (a new
+  // path, or another object at the same path: a parent renamed away and the name made again) is
+  // moved aside (diff.hpp). Nothing in them is read.
+  std::map<std::string, std::string> claude_names;
   size_t dirs = 0;                          // directories read
   double seconds = 0;                       // how long the walk took
 };

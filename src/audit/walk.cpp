@@ -17,6 +17,7 @@
 #include <memory>
 #include <set>
 
+#include "common/claude_keys.hpp"
 #include "common/git_config.hpp"
 #include "audit/git_paths.hpp"
 #include "common/dir_list.hpp"
@@ -178,6 +179,8 @@ private:
     if (!rootfd) return false;
     if (bare_shaped(rootfd.get())) return false;
     snap_.dirs += p.dirs;
+    for (const auto& [c, id] : p.claude_names)
+      if (is_under(c, p.root) && c != p.root) snap_.claude_names.emplace(c, id);
     for (const auto& rel : p.unreadable) stopped_at(p.root + "/" + rel + " (" + std::strerror(EACCES) + ")");
     for (size_t i = 0; i < p.found.size(); ++i) {
       const PriorWalk::Found& f = p.found[i];
@@ -249,6 +252,8 @@ private:
       struct stat st;
       if (::fstatat(fd->get(), ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
         dotgit(fd->get(), path, S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN);
+      for (const char* name : {".claude", ".mcp.json"})
+        if (::fstatat(fd->get(), name, &st, AT_SYMLINK_NOFOLLOW) == 0) snap_.claude_names.emplace(path + "/" + name, identity(st));
       return;
     }
     std::vector<Entry> entries = list_dir(fd->get(), buf_);
@@ -262,6 +267,7 @@ private:
     const size_t first_pending = stack.size();
     for (auto& e : entries) {
       const std::string child = path == "/" ? "/" + e.name : path + "/" + e.name;
+      if (claude_code_project_name(e.name)) claude_name(fd->get(), e.name, child);
       if (e.name == ".git") {
         dotgit(fd->get(), path, e.type);
         if (e.type == DT_DIR) continue;
@@ -277,6 +283,14 @@ private:
     // Popped from the back: the first name first. Only the subdirs are sorted (files are many).
     std::sort(stack.begin() + long(first_pending), stack.end(),
               [](const Pending& a, const Pending& b) { return a.name > b.name; });
+  }
+
+  static std::string identity(const struct stat& st) {
+    return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+  }
+  void claude_name(int dirfd, const std::string& name, const std::string& path) {
+    struct stat st;
+    snap_.claude_names.emplace(path, ::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ? identity(st) : "");
   }
 
   void dotgit(int dirfd, const std::string& worktree, unsigned char type) {
@@ -469,6 +483,7 @@ private:
         continue;
       }
       for (auto& e : entries) {
+        if (claude_code_project_name(e.name)) claude_name(dfd->get(), e.name, p.path + "/" + e.name);
         if (e.name == ".git") {
           snap_.unchecked.insert(p.path + "/.git");
           continue;

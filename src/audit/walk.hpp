@@ -1,9 +1,10 @@
 // The audit's walk over the host: every `.git` (dir, file or symlink) and every bare-repository
 // shaped dir under the roots, at any depth, nothing pruned; for each repository the files git
-// reads code-bearing configuration from (snapshot.hpp). Bounded by a deadline; a walk that
+// reads code-bearing configuration from (snapshot.hpp); and Claude Code's project names. Bounded by a deadline; a walk that
 // stops early says where (Snapshot::complete, not_reached). Never follows a symlink while
 // walking; follows git's own redirections (gitdir:, commondir, includes, hooksPath) to read.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@ struct PriorWalk {
   std::string root;  // canonical; must equal one of WalkInput::roots to be used
   std::vector<Found> found;
   std::vector<std::string> unreadable;  // dirs it could not open (EACCES), relative to root
+  std::map<std::string, std::string> claude_names;  // Snapshot::claude_names below root
   size_t dirs = 0;
 };
 

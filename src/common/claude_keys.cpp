@@ -74,6 +74,8 @@ std::vector<std::string> claude_setting_commands(const json& doc) {
   return out;
 }
 
+bool claude_code_project_name(std::string_view name) { return name == ".claude" || name == ".mcp.json"; }
+
 const std::vector<ClaudeCodeEntry>& claude_code_entries() {
   // Claude Code's own sandbox denies writes to the same set (its bundle lists them); plugins
   // carry hooks and MCP servers, the others are read at start or by a slash command.

@@ -46,6 +46,12 @@ struct ClaudeCodeEntry {
 };
 const std::vector<ClaudeCodeEntry>& claude_code_entries();
 
+// The names Claude Code reads in any directory it starts in, whatever the depth below the
+// workspace: `.claude` (settings with hooks, commands, skills, agents) and `.mcp.json` (servers
+// `claude -p` starts without asking). Both backends protect them at any depth; the audit moves
+// aside a new one (audit/walk.hpp).
+bool claude_code_project_name(std::string_view name);
+
 // The paths a command string names, absolute: whitespace-split, one pair of quotes stripped;
 // a leading ~/, $HOME/ or ${HOME}/ is `home`, $CLAUDE_PROJECT_DIR/ or ${CLAUDE_PROJECT_DIR}/ is
 // `project` (claude runs hooks there), and a relative word with a '/' (./x.sh, .claude/x.sh)

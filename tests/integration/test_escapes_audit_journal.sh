@@ -5,7 +5,7 @@
 # files against its start before its own session; (2) two sessions at once: B starts while A's
 # agent has planted the hook, A ends first (and sets the file back), B ends last: B must not take
 # A's plant as its baseline and put it back. Controls: the journal under a dir the sandbox can
-# write is refused (said at start), and then both attacks leave the hook in place.
+# write is refused (logged), and then both attacks leave the hook in place.
 . "$(dirname "$0")/lib.sh"
 
 need_sandbox
@@ -69,7 +69,7 @@ for mode in attack control; do
     check "kill: ... and said why" grep -q "a session that did not finish" "$T_DIR/b.err"
     check "kill: no journal is left" sh -c "! ls '$STATE/blaude/sessions/' 2>/dev/null | grep -q ."
   else
-    check "control kill: the refusal is said" grep -q "which the sandbox can write" "$T_DIR/b.err"
+    check "control kill: the refusal is logged" grep -rq "which the sandbox can write" "$WS/state"
     check "control kill: without a journal the hook stays" settings_has_hook
   fi
 

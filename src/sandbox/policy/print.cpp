@@ -53,7 +53,8 @@ std::string session_guards_summary() {
          "    new git settings, hooks and pointers that would run code on this machine are moved aside;\n"
          "    Claude Code's settings (~/.claude/settings*.json, ~/.claude.json, .claude/settings*.json)\n"
          "    keep only changes to keys known to be inert (the model, the theme, counters); every other\n"
-         "    key goes back to its value at the start; a new .mcp.json or ~/.claude/CLAUDE.md is moved aside\n"
+         "    key goes back to its value at the start; a new .claude or .mcp.json at any depth, or a new\n"
+         "    ~/.claude/CLAUDE.md, is moved aside\n"
          "  Claude Code's hooks, commands, skills, agents, rules, output styles, CLAUDE.md and the scripts\n"
          "    its settings name, with their dirs: read-only, present or not; its plugins: discarded\n"
          "  host IPC: a fresh kernel keyring; abstract unix sockets and signals scoped to the sandbox\n"
@@ -64,7 +65,9 @@ std::string session_guards_summary() {
 std::string protected_summary() {
   return "  writes always denied, in every git repository at any depth: the files git reads hooks and\n"
          "    config from (config, hooks, core.hooksPath, included files, worktree and submodule pointers)\n"
-         "  and down to 3 levels: .env*, shell rc files, .vscode, .idea, .mcp.json, .blaude, .xclaude\n";
+         "  at any depth, Claude Code's project files: .claude and .mcp.json (read-only; a new one is moved\n"
+         "    aside after the session)\n"
+         "  and down to 3 levels: .env*, shell rc files, .vscode, .idea, .blaude, .xclaude\n";
 }
 
 }  // namespace blaude::sandbox::policy

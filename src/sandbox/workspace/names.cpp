@@ -1,5 +1,7 @@
 #include "sandbox/workspace/names.hpp"
 
+#include "common/claude_keys.hpp"
+
 namespace blaude::sandbox::workspace {
 
 bool is_env_file_name(const std::string& name) {
@@ -30,9 +32,11 @@ const std::vector<std::string>& protected_file_names() {
 bool is_protected_dir_name(const std::string& name) {
   // Editors' project settings that name commands they run (tasks, language servers, a dev
   // container's initializeCommand, mise's .mise/config.toml).
-  for (const char* d : {".vscode", ".idea", ".devcontainer", ".zed", ".helix", ".mise"})
+  for (const char* d : {".vscode", ".idea", ".devcontainer", ".zed", ".helix", ".mise", ".claude"})
     if (name == d) return true;
   return false;
 }
+
+bool is_any_depth_name(const char* name) { return claude_code_project_name(name); }
 
 }  // namespace blaude::sandbox::workspace

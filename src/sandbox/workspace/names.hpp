@@ -13,7 +13,10 @@ bool is_env_file_name(const std::string& name);
 // configs, .devcontainer.json.
 const std::vector<std::string>& protected_file_names();
 // Directories whose settings an editor or tool runs (.vscode, .idea, .devcontainer, .zed,
-// .helix, .mise): protected as a whole.
+// .helix, .mise, .claude): protected as a whole.
 bool is_protected_dir_name(const std::string& name);
+// Reported by the walk at ANY depth, not only the depth-3 rule's: Claude Code's project names
+// (claude_code_project_name, common/claude_keys.hpp).
+bool is_any_depth_name(const char* name);
 
 }  // namespace blaude::sandbox::workspace

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/platform.hpp"
+#include "sandbox/workspace/names.hpp"
 #if BLAUDE_LINUX_CALLS
 #include <sched.h>
 #endif
@@ -127,6 +128,12 @@ struct Walk {
         FoundGit::Kind k = t == S_IFDIR ? FoundGit::Dir : t == S_IFREG ? FoundGit::File : FoundGit::Symlink;
         if (t == S_IFDIR || t == S_IFREG || t == S_IFLNK) n.git.push_back({k, root + "/" + base + ".git"});
       }
+      // Nor a `.claude` dir, but a `.claude` link or file and a `.mcp.json` may be there.
+      for (const char* name : {".claude", ".mcp.json"})
+        if (::fstatat(fd.get(), name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+          ++entries;
+          n.dotnames.push_back({base + name, unsigned(st.st_mode & S_IFMT)});
+        }
       return;
     }
     std::vector<std::string> subs;
@@ -140,7 +147,7 @@ struct Walk {
         if (t == S_IFDIR || t == S_IFREG || t == S_IFLNK) n.git.push_back({k, root + "/" + base + name});
         return;  // git internals are not walked
       }
-      if (name[0] == '.' && n.depth <= lim.name_depth) n.dotnames.push_back({base + name, t});
+      if (name[0] == '.' && (n.depth <= lim.name_depth || is_any_depth_name(name))) n.dotnames.push_back({base + name, t});
       if (t == S_IFLNK && n.depth <= lim.link_depth) {
         char lb[4096];
         ssize_t k = ::readlinkat(fd.get(), name, lb, sizeof lb - 1);

@@ -37,7 +37,8 @@ struct WalkLink {
 struct WorkspaceWalk {
   std::vector<FoundGit> git;       // host paths, sorted by path
   std::vector<FoundGit> git_walk_order;  // the same, in the walk's order (pre-order, names in byte order)
-  std::vector<WalkEntry> dotnames; // entries whose name starts with '.', to name_depth (no .git)
+  std::vector<WalkEntry> dotnames; // entries whose name starts with '.', to name_depth (no .git),
+                                   // and is_any_depth_name()'s at any depth
   std::vector<WalkLink> links;     // to link_depth
   size_t entries = 0;               // entries read (a leaf dir below the reported depths is not listed)
   size_t dirs = 0;

@@ -244,3 +244,55 @@ TEST_CASE("audit: a finding whose dir resolves outside the roots is refused", "[
   CHECK(applied[0].error.empty());
   CHECK_FALSE(fs::exists(outside + "/hook"));
 }
+
+// Claude Code reads .claude and .mcp.json in whatever dir it starts in: a new one at any depth
+// (a dir with subdirs, a leaf dir, a link, a plain file) is moved aside whole; one that was there
+// at the start is the user's (the sandbox had it read-only) and stays.
+TEST_CASE("audit: a new .claude or .mcp.json at any depth is moved aside, the user's stay", "[audit][claude]") {
+  TempDir t{"blaude-audit-walk"};
+  const std::string w = t.path + "/ws";
+  write(w + "/mine/.claude/commands/x.md", "mine");
+  write(w + "/mine/.mcp.json", "{}");
+  for (int i = 0; i < 3; ++i) write(w + "/a/b/c/d/leaf/f" + std::to_string(i), "x");
+  fs::create_directories(w + "/a/b/c/d/e/sub");
+  Snapshot before = take_snapshot(input(w));
+  CHECK(before.claude_names.size() == 2);
+  write(w + "/a/b/c/d/e/.claude/settings.json", R"({"hooks":{}})");  // in a dir with subdirs
+  write(w + "/a/b/c/d/leaf/.mcp.json", R"({"mcpServers":{}})");     // in a leaf dir
+  fs::create_directory_symlink("/tmp", w + "/a/b/.claude");          // a link
+  write(w + "/mine/.claude/commands/y.md", "a new command in a dir the user had");  // not the walk's
+  std::vector<Finding> f;
+  std::string report;
+  auto a = run_audit(before, w, f, &report);
+  REQUIRE(f.size() == 3);
+  for (const auto& x : f) CHECK(x.act == Act::MoveAside);
+  CHECK_FALSE(fs::exists(w + "/a/b/c/d/e/.claude"));
+  CHECK_FALSE(fs::exists(w + "/a/b/c/d/leaf/.mcp.json"));
+  CHECK_FALSE(fs::is_symlink(w + "/a/b/.claude"));
+  CHECK(fs::exists("/tmp"));
+  CHECK(fs::exists(w + "/mine/.claude/commands/x.md"));
+  CHECK(fs::exists(w + "/mine/.mcp.json"));
+  CHECK(report.find("claude started here would run") != std::string::npos);
+  CHECK(report.find("claude started here would start the MCP servers") != std::string::npos);
+  for (const auto& x : a) CHECK(fs::exists(fs::symlink_status(x.aside)));
+}
+
+// The sandbox pins a protected path's parents, so this needs a way around the mounts; the audit
+// does not rely on that: the same name as another object is not the user's.
+TEST_CASE("audit: a .claude made again where the user's was (its parent renamed away) is moved aside", "[audit][claude]") {
+  TempDir t{"blaude-audit-walk"};
+  const std::string w = t.path + "/ws";
+  write(w + "/p/.claude/settings.json", R"({"model":"opus"})");
+  Snapshot before = take_snapshot(input(w));
+  fs::rename(w + "/p", w + "/p2");
+  write(w + "/p/.claude/settings.json", R"({"hooks":{}})");
+  std::vector<Finding> f;
+  std::string report;
+  run_audit(before, w, f, &report);
+  // Both: the user's own under its new name is a new name there (what is in it is not read; it
+  // goes aside with an undo line like any other).
+  REQUIRE(f.size() == 2);
+  CHECK_FALSE(fs::exists(w + "/p/.claude"));
+  CHECK_FALSE(fs::exists(w + "/p2/.claude"));
+  CHECK(report.find("not the one there at the start") != std::string::npos);
+}

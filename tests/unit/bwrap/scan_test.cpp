@@ -60,7 +60,7 @@ const HostProtection* guarded(const WorkspaceScan& s, const fs::path& root, cons
 
 }  // namespace
 
-TEST_CASE("workspace walk: names to depth 3, repositories at any depth, git internals, links", "[sandbox][scan]") {
+TEST_CASE("workspace walk: names to depth 3 (Claude Code's at any), repositories at any depth, git internals, links", "[sandbox][scan]") {
   // The root is named "build": it is still scanned (the bash version skipped it entirely).
   TempDir t("build");
   t.file(".bashrc");
@@ -69,7 +69,10 @@ TEST_CASE("workspace walk: names to depth 3, repositories at any depth, git inte
   t.file("node_modules/pkg/.bashrc");       // nothing is pruned: vendored code counts
   t.dir("node_modules/pkg/node_modules/dep/lib/.git/hooks");  // a repository at depth 6
   t.file("node_modules/pkg/node_modules/dep/lib/.git/config");
-  t.file("src/vendor/x/.mcp.json");         // depth 4
+  t.file("src/vendor/x/.mcp.json");         // depth 4: Claude Code's names are at any depth
+  t.dir("a/b/c/d/e/f/.claude/commands");    // depth 7, in a dir with subdirs
+  t.file("a/b/c/d/e/g/.mcp.json");          // depth 7, in a leaf dir (the walk's quick path)
+  t.link("a/b/c/d/e/h/.claude", "/tmp");    // a link, in a leaf dir
   t.dir(".git/hooks");
   t.file(".git/config", "[core]\n\thooksPath = .husky\n");
   t.dir(".git/objects/ab/.vscode");         // git internals are never walked
@@ -88,7 +91,10 @@ TEST_CASE("workspace walk: names to depth 3, repositories at any depth, git inte
   CHECK(hit(s, "a/b/.zshrc"));
   CHECK_FALSE(hit(s, "a/b/c/.profile"));
   CHECK(hit(s, "node_modules/pkg/.bashrc"));
-  CHECK_FALSE(hit(s, "src/vendor/x/.mcp.json"));
+  CHECK(hit(s, "src/vendor/x/.mcp.json"));
+  CHECK(hit(s, "a/b/c/d/e/f/.claude"));
+  CHECK(hit(s, "a/b/c/d/e/g/.mcp.json"));
+  CHECK(hit(s, "a/b/c/d/e/h/.claude"));
   CHECK_FALSE(hit(s, ".git/objects/ab/.vscode"));
   REQUIRE(hit(s, ".vscode"));
   auto vs = std::find_if(s.hits.begin(), s.hits.end(), [](const auto& h) { return h.first == ".vscode"; });
