@@ -46,16 +46,17 @@ run() {
 PLANT='{"type": "command", "command": "touch /tmp/m-planted"}'
 EVIL="{\"hooks\": {\"SessionStart\": [{\"hooks\": [$PLANT]}]}}"
 
-# --- 1. JSON nested far deeper than any stack: ~/.claude/settings.json (existing) and the
-# workspace's new settings.local.json. A recursive reader crashes blaude at exit.
+# --- 1. JSON nested far deeper than any stack: ~/.claude/settings.json (existing) and a new
+# ~/.claude/settings.local.json. A recursive reader crashes blaude at exit. (The workspace's
+# .claude, there at the start, is read-only inside: the agent cannot write it at all.)
 # The planted hook behind 100000 levels of arrays (EVIL has no single quote).
 deep="python3 -c 'import sys; sys.stdout.write(\"{\\\"x\\\": \" + \"[\" * 100000 + \"]\" * 100000 + \", \" + sys.argv[1][1:])' '$EVIL'"
 for mode in attack control; do
   fresh
   opt=()
   [ $mode = control ] && opt=(--allow-protected-writes)
-  run "deep $mode" "${opt[@]}" -- "$deep >\$HOME/.claude/settings.json; $deep >.claude/settings.local.json"
-  s="$H/.claude/settings.json" l="$WS/.claude/settings.local.json"
+  run "deep $mode" "${opt[@]}" -- "$deep >\$HOME/.claude/settings.json; $deep >\$HOME/.claude/settings.local.json"
+  s="$H/.claude/settings.json" l="$H/.claude/settings.local.json"
   if [ $mode = attack ]; then
     check_eq "deep: blaude succeeded" 0 "$RC"
     check "deep: ~/.claude/settings.json is the user's again" test "$(cat "$s")" = "$USER_SETTINGS"
@@ -113,17 +114,17 @@ for mode in attack control; do
   fi
 done
 
-# --- 4. A FIFO named .claude/settings.local.json: a blocking open hangs blaude at exit and at
+# --- 4. A FIFO named ~/.claude/settings.local.json: a blocking open hangs blaude at exit and at
 # every later start there.
 for mode in attack control; do
   fresh
   opt=()
   [ $mode = control ] && opt=(--allow-protected-writes)
-  run "fifo $mode" "${opt[@]}" -- "mkfifo .claude/settings.local.json; rm -f \$HOME/.claude/settings.json && mkfifo \$HOME/.claude/settings.json"
-  l="$WS/.claude/settings.local.json" s="$H/.claude/settings.json"
+  run "fifo $mode" "${opt[@]}" -- "mkfifo \$HOME/.claude/settings.local.json; rm -f \$HOME/.claude/settings.json && mkfifo \$HOME/.claude/settings.json"
+  l="$H/.claude/settings.local.json" s="$H/.claude/settings.json"
   if [ $mode = attack ]; then
     check_eq "fifo: blaude succeeded" 0 "$RC"
-    check "fifo: no FIFO left at .claude/settings.local.json" test ! -e "$l"
+    check "fifo: no FIFO left at ~/.claude/settings.local.json" test ! -e "$l"
     check "fifo: ... it is aside, still a FIFO" test -p "$(aside_of "$l")"
     check "fifo: ~/.claude/settings.json is the user's again" test "$(cat "$s")" = "$USER_SETTINGS"
     check "fifo: the report says why" grep -q "not a regular file" "$T_DIR/sb.err"
@@ -141,13 +142,23 @@ for mode in attack control; do
 done
 
 # --- 5. `.claude` made a symlink into another project (whose settings differ from the start's
-# here): the audit must not follow it, rewrite or move that project's file.
+# here): the audit must not follow it, rewrite or move that project's file. The workspace's own
+# .claude, there at the start, cannot be swapped for the link (read-only, its mount point cannot
+# be renamed); with none at the start the agent can make the link.
 for mode in attack control; do
   fresh
   opt=()
   [ $mode = control ] && opt=(--allow-protected-writes)
+  run "swap $mode" "${opt[@]}" -- "mv .claude .claude-old"
+  if [ $mode = attack ]; then
+    check "swap: the workspace's .claude cannot be renamed away" test "$RC" != 0 -a -d "$WS/.claude" -a ! -e "$WS/.claude-old"
+  else
+    check "swap control: without the protection it can" test "$RC" = 0 -a -d "$WS/.claude-old"
+  fi
+  fresh
+  rm -rf "$WS/.claude"
   other_sha=$(sha "$OTHER/.claude/settings.json")
-  run "symlink $mode" "${opt[@]}" -- "mv .claude .claude-old && ln -s '$OTHER/.claude' .claude && cat .claude/settings.json >seen"
+  run "symlink $mode" "${opt[@]}" -- "ln -s '$OTHER/.claude' .claude && cat .claude/settings.json >seen"
   if [ $mode = attack ]; then
     check_eq "symlink: blaude succeeded" 0 "$RC"
     check "symlink: inside, the link led to the other project (the plant was real)" grep -q other-hook "$WS/seen"
@@ -155,7 +166,7 @@ for mode in attack control; do
     check "symlink: nothing moved aside in the other project" sh -c "! ls '$OTHER/.claude' | grep -q blaude-audit"
     check "symlink: the link is no longer at .claude" test ! -L "$WS/.claude"
     check "symlink: ... it is aside" test -L "$(aside_of "$WS/.claude")"
-    check "symlink: the report says so" grep -q "a symlink (to $OTHER/.claude)" "$T_DIR/sb.err"
+    check "symlink: the report says so" grep -q "claude started here would run" "$T_DIR/sb.err"
   else
     check "symlink control: the link stays without the audit" test -L "$WS/.claude"
   fi

@@ -104,11 +104,12 @@ for bw in /usr/bin "$NEW"; do
       check "$label: ~/.claude.json: claude's own counter kept" py "$H/.claude.json" 'sys.exit(d["numStartups"] != 2)'
       check "$label: ~/.claude.json: the user's project entry kept" \
         py "$H/.claude.json" "sys.exit(d['projects']['$WS']['mcpServers'] != {})"
-      check "$label: the project's settings.json (unparseable now) is the start's again" \
+      # The project's .claude existed at the start: read-only in the sandbox (a protected name at
+      # any depth), so neither write landed and the audit has nothing to say about it.
+      check "$label: the project's settings.json is the start's" \
         py "$WS/.claude/settings.json" 'sys.exit(d != {"permissions": {"allow": []}})'
-      check "$label: ... the report says it was not valid JSON" grep -q "not valid JSON any more" "$T_DIR/sb.err"
-      check "$label: the project's new settings.local.json carries no statusLine" \
-        py "$WS/.claude/settings.local.json" 'sys.exit("statusLine" in d)'
+      check "$label: ... no settings.local.json was made" test ! -e "$WS/.claude/settings.local.json"
+      check "$label: ... and the report does not mention them" sh -c "! grep -q '$WS/.claude/' '$T_DIR/sb.err'"
       check "$label: claude's own files persist (projects/, todos/, history)" \
         test -s "$H/.claude/projects/p/s.jsonl" -a -s "$H/.claude/todos/t.json" -a -s "$H/.claude/history.jsonl"
       # Control of the control: the printed undo line brings the planted hook back.

@@ -41,7 +41,7 @@ WorkspaceProtections protections_from(const std::string& project, const ws::Work
                          ws::protected_file_names().end() ||
                      ws::is_env_file_name(name);
     if (ws::is_protected_dir_name(name) && (is_dir || is_link)) {
-      add(path, true, name + " (editor settings run on the host)");
+      add(path, true, name + (name == ".claude" ? " (Claude Code runs what it names)" : " (editor settings run on the host)"));
     } else if (file_name && !is_dir) {
       add(path, false, name + " (runs on the host, or holds secrets)");
     } else {
@@ -54,8 +54,13 @@ WorkspaceProtections protections_from(const std::string& project, const ws::Work
       if (!real.empty() && is_under(real, project) && real != project) add(real, is_dir || ws::is_protected_dir_name(name), "target of " + path);
     }
   }
-  if (is_project)
+  if (is_project) {
     for (const char* n : kRootEnvNames) add(project + "/" + n, false, std::string(n) + " at the project root");
+    // Claude Code's project files where claude is started most: uncreatable there too (deeper,
+    // a new one is the audit's).
+    add(project + "/.claude", true, ".claude at the project root (Claude Code runs what it names)");
+    add(project + "/.mcp.json", false, ".mcp.json at the project root (claude -p starts its servers)");
+  }
   for (auto& [path, p] : prot) out.protect.push_back(std::move(p));
 
   // The project's own worktree pointer: a linked worktree commits into a gitdir and a common
