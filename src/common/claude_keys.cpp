@@ -74,7 +74,20 @@ std::vector<std::string> claude_setting_commands(const json& doc) {
   return out;
 }
 
-bool claude_code_project_name(std::string_view name) { return name == ".claude" || name == ".mcp.json"; }
+bool claude_code_project_name(std::string_view name) {
+  // ASCII case folded: on a case-insensitive file system (macOS's default) claude opening
+  // `.claude` finds a `.CLAUDE` too. On Linux such a name is inert, and treating it as claude's
+  // costs nothing.
+  auto is = [&](std::string_view want) {
+    if (name.size() != want.size()) return false;
+    for (size_t i = 0; i < name.size(); ++i) {
+      const char c = name[i] >= 'A' && name[i] <= 'Z' ? char(name[i] - 'A' + 'a') : name[i];
+      if (c != want[i]) return false;
+    }
+    return true;
+  };
+  return is(".claude") || is(".mcp.json");
+}
 
 const std::vector<ClaudeCodeEntry>& claude_code_entries() {
   // Claude Code's own sandbox denies writes to the same set (its bundle lists them); plugins

@@ -49,7 +49,7 @@ const std::vector<ClaudeCodeEntry>& claude_code_entries();
 // The names Claude Code reads in any directory it starts in, whatever the depth below the
 // workspace: `.claude` (settings with hooks, commands, skills, agents) and `.mcp.json` (servers
 // `claude -p` starts without asking). Both backends protect them at any depth; the audit moves
-// aside a new one (audit/walk.hpp).
+// aside a new one (audit/walk.hpp). ASCII case-insensitive.
 bool claude_code_project_name(std::string_view name);
 
 // The paths a command string names, absolute: whitespace-split, one pair of quotes stripped;

@@ -226,3 +226,9 @@ TEST_CASE("claude key table: every key of the installed claude is classified", "
   CHECK(n > 0);
   CHECK(unclassified == "");
 }
+
+TEST_CASE("claude's project names: .claude and .mcp.json, in any ASCII case, nothing else", "[audit][claude]") {
+  for (const char* n : {".claude", ".mcp.json", ".CLAUDE", ".Claude", ".MCP.JSON"}) CHECK(claude_code_project_name(n));
+  for (const char* n : {"claude", ".claude-plugin", ".claude.json", "mcp.json", ".mcp.json.bak", "", ".clau"})
+    CHECK_FALSE(claude_code_project_name(n));
+}
