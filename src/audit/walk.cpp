@@ -412,7 +412,33 @@ private:
       if (depth >= 10) break;  // git's own include limit
       config_at(AT_FDCWD, inc, inc, gitdir, worktree, depth + 1);
     }
-    for (const auto& d : refs.hook_dirs) hooks_dir(d, gitdir, false);
+    for (const auto& d : refs.hook_dirs) {
+      hooks_dir(d, gitdir, false);
+      // Inside the work tree, the hooks run their tree's top-level files (husky's .husky/<hook>):
+      // the managers those name count too, as in the sandbox's scan.
+      if (!worktree.empty() && d != worktree && is_under(d, worktree) && !is_under(d, gitdir)) {
+        const std::string rel = d.substr(worktree.size() + 1);
+        tree_managers(worktree + "/" + rel.substr(0, rel.find('/')), gitdir);
+      }
+    }
+  }
+
+  // The managers the regular files directly in `top` name (read for that only, not recorded; at
+  // most 200, no link followed).
+  void tree_managers(const std::string& top, const std::string& gitdir) {
+    auto [it, fresh] = tree_managers_.emplace(top, std::set<HookManager>{});
+    if (fresh) {
+      UniqueFd fd = open_dir(AT_FDCWD, top, false);
+      if (!fd) return;
+      auto entries = list_dir(fd.get(), buf_);
+      if (entries.size() > 200) entries.resize(200);
+      for (const auto& e : entries) {
+        if (e.type != DT_REG) continue;
+        Read r = read_file(fd.get(), e.name, true, true, false);
+        for (auto m : hook_managers(r.content)) it->second.insert(m);
+      }
+    }
+    managers_[gitdir].insert(it->second.begin(), it->second.end());
   }
 
   // Every file git could run from a hooks dir; *.sample is git's inert template. A hooksPath
@@ -644,6 +670,7 @@ private:
   std::set<std::pair<std::string, std::string>> trees_;           // (work tree, its gitdir)
   std::map<std::string, std::string> common_of_;                   // gitdir -> its commondir
   std::map<std::string, std::set<HookManager>> managers_, dir_managers_;  // by gitdir, by hooks dir
+  std::map<std::string, std::set<HookManager>> tree_managers_;            // by hooks tree top dir
   DirBuffer buf_ = DirBuffer(64 * 1024);  // list_dir's getdents buffer
   LeafCheck leaf_dirs_;
 };

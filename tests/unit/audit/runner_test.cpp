@@ -192,3 +192,20 @@ TEST_CASE("runners: husky v9's user hooks (no shebang) go with .husky, moved asi
   sh("cd '" + w + "' && git commit -q --allow-empty -m x");
   CHECK_FALSE(fs::exists(mark));
 }
+
+TEST_CASE("runners: a manager named by husky's user hooks (.husky/<hook>) has its new config moved aside", "[audit][runner]") {
+  TempDir t{"blaude-audit-runner"};
+  const std::string w = t.path + "/ws";
+  REQUIRE(sh("git init -q '" + w + "' && git -C '" + w + "' config core.hooksPath .husky/_") == 0);
+  write(w + "/.husky/_/pre-commit", ". \"$(dirname \"$0\")/h\"\n", 0755);
+  write(w + "/.husky/_/h", "#!/bin/sh\nsh -e \"$(dirname \"$(dirname \"$0\")\")/$(basename \"$0\")\"\n", 0755);
+  write(w + "/.husky/pre-commit", "npx lefthook run pre-commit\n");
+  write(w + "/.git/index.lefthook.yml", "not read: inside the gitdir\n");
+  Snapshot before = take_snapshot(input(w));
+  write(w + "/lefthook.yml", "pre-commit:\n  commands:\n    x:\n      run: touch /tmp/x\n");
+  std::vector<Finding> f;
+  run_audit(before, w, f);
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].path == w + "/lefthook.yml");
+  CHECK_FALSE(fs::exists(w + "/lefthook.yml"));
+}
