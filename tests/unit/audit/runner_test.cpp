@@ -209,3 +209,20 @@ TEST_CASE("runners: a manager named by husky's user hooks (.husky/<hook>) has it
   CHECK(f[0].path == w + "/lefthook.yml");
   CHECK_FALSE(fs::exists(w + "/lefthook.yml"));
 }
+
+TEST_CASE("runners: a state dir past the digest's limit counts as changed, even when it was so at the start", "[audit][runner]") {
+  TempDir t{"blaude-audit-runner"};
+  const std::string w = t.path + "/ws";
+  REQUIRE(sh("git init -q '" + w + "'") == 0);
+  fs::create_directories(w + "/.git/rebase-apply");
+  for (int i = 0; i <= 10000; ++i) std::ofstream(w + "/.git/rebase-apply/" + std::to_string(i)) << "";
+  Snapshot before = take_snapshot(input(w));
+  REQUIRE(before.files.at(w + "/.git/rebase-apply").too_big);
+  std::vector<Finding> f;
+  std::string report;
+  run_audit(before, w, f, &report);
+  INFO(report);
+  REQUIRE(f.size() == 1);
+  CHECK(report.find("larger than the audit reads whole") != std::string::npos);
+  CHECK_FALSE(fs::exists(w + "/.git/rebase-apply"));
+}
