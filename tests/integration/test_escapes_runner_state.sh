@@ -6,6 +6,7 @@
 #      present: a rebase stopped at the start; the agent's write into its todo is refused.
 #      new: no rebase at the start; the agent starts one in the sandbox (a real one, stopped at a
 #      failing exec) and puts `exec touch MARK` in its todo: moved aside whole after the session.
+#      A cherry-pick stopped at the start (sequencer/): the agent's write into its todo is refused.
 #  (b) hook managers: a hook that runs pre-commit (a stand-in that reads the real file name,
 #      .pre-commit-config.yaml, and runs its `entry:` lines), husky 9 for real (core.hooksPath =
 #      .husky/_, its `h` runner, user hooks in .husky/ without a shebang) and lefthook (a stand-in
@@ -75,6 +76,13 @@ fresh() {
   mkrepo "$WS/present"
   hostgit "$WS/present" rebase -q -x false HEAD~1 >/dev/null 2>&1 || true
   mkrepo "$WS/x/y/new"
+  # A cherry-pick of two commits stopped at a conflict: sequencer/ present (git cherry-pick
+  # --continue picks what its todo lists).
+  mkrepo "$WS/seq"
+  (cd "$WS/seq" && echo 1 >f && chown $NOBODY:$NOBODY f && hostgit . add f && hostgit . commit -q -m f1 &&
+   hostgit . checkout -q -b side && echo 3 >f && hostgit . commit -q -am s1 && hostgit . commit -q --allow-empty -m s2 &&
+   hostgit . checkout -q - && echo 2 >f && hostgit . commit -q -am f2 &&
+   { hostgit . cherry-pick side~1 side >/dev/null 2>&1 || true; })
   # (b) pre-commit with its config present, and without.
   for r in pc pcnew; do mkrepo "$WS/$r"; put "$WS/$r/.git/hooks/pre-commit" "$PRE_COMMIT" 755; done
   put "$WS/pc/.pre-commit-config.yaml" $'repos:\n- repo: local\n  hooks:\n  - id: ok\n    entry: true\n'
@@ -98,6 +106,7 @@ M="$HOME/marks"
 w() { if sh -c "$1" >/dev/null 2>&1; then echo "landed: $2"; else echo "refused: $2"; fi; }
 w "echo \"exec touch $M/present\" >present/.git/rebase-merge/git-rebase-todo" present-todo
 w "echo \"exec touch $M/present-done\" >>present/.git/rebase-merge/done" present-done
+w "echo \"pick \$(git -C seq rev-parse HEAD) evil\" >>seq/.git/sequencer/todo" present-seq
 w "cd x/y/new && { git -c user.name=a -c user.email=a@b rebase -q -x false HEAD~1; test -d .git/rebase-merge; } && echo \"exec touch $M/new\" >.git/rebase-merge/git-rebase-todo" new-rebase
 w "printf \"repos:\\n- repo: local\\n  hooks:\\n  - id: x\\n    entry: touch $M/pc\\n\" >pc/.pre-commit-config.yaml" pc-edit
 w "printf \"repos:\\n- repo: local\\n  hooks:\\n  - id: x\\n    entry: touch $M/pcnew\\n\" >pcnew/.pre-commit-config.yaml" pc-new
@@ -111,6 +120,7 @@ for mode in attack control; do
   fresh
   check "$mode: a rebase is in progress at the start in present/" test -d "$WS/present/.git/rebase-merge"
   check "$mode: none in x/y/new" test ! -e "$WS/x/y/new/.git/rebase-merge"
+  check "$mode: a cherry-pick is in progress at the start in seq/" test -f "$WS/seq/.git/sequencer/todo"
   opts=()
   [ $mode = control ] && opts=(--allow-protected-writes)
   rc=0
@@ -122,7 +132,7 @@ for mode in attack control; do
   hostgit "$WS/x/y/new" rebase --continue >/dev/null 2>&1 || true
   for r in pc pcnew hu lh; do hostgit "$WS/$r" commit -q --allow-empty -m three >/dev/null 2>&1 || true; done
   if [ $mode = attack ]; then
-    for w in present-todo present-done pc-edit husky-edit husky-new lh-edit; do
+    for w in present-todo present-done present-seq pc-edit husky-edit husky-new lh-edit; do
       check "a write into what is present at the start is refused ($w)" grep -qx "refused: $w" <<<"$out"
     done
     for w in new-rebase pc-new lh-new; do check "the agent could create it ($w)" landed $w; done
@@ -142,8 +152,9 @@ for mode in attack control; do
     check "the report names the new manager configs" sh -c "grep -q \"pre-commit's config\" '$T_DIR/sb.err' && grep -q \"lefthook's config\" '$T_DIR/sb.err'"
     check "the report gives the undo" grep -q "undo: mv -f '$WS/x/y/new/.git/rebase-merge.blaude-audit-" "$T_DIR/sb.err"
     check "the user's present rebase is not reported" not grep -q "present/.git/rebase-merge" "$T_DIR/sb.err"
+    check "... nor their cherry-pick" not grep -q "seq/.git/sequencer" "$T_DIR/sb.err"
   else
-    for w in present-todo present-done new-rebase pc-edit pc-new husky-edit husky-new lh-edit lh-new; do
+    for w in present-todo present-done present-seq new-rebase pc-edit pc-new husky-edit husky-new lh-edit lh-new; do
       check "control: the write lands without protection ($w)" landed $w
     done
     check "control: git rebase --continue runs the present rebase's forged exec" ran present
