@@ -13,7 +13,7 @@ set(BLAUDE_TESTS_check
   test_term_bytes test_term_guard
   test_net_cli
   test_escapes_own_state test_audit_claude_key_table test_escapes_audit_journal
-  test_escapes_claude_project_names
+  test_escapes_claude_project_names test_escapes_runner_state
 )
 
 # The sanitizer build: the host-side code that reads what the child or the agent wrote, and the
@@ -25,6 +25,7 @@ set(BLAUDE_TESTS_asan
   test_osc52_xclip test_asciinema_pause
   test_escapes_audit test_escapes_audit_closed test_escapes_claude test_escapes_own_state
   test_escapes_claude_allowlist test_escapes_audit_journal test_escapes_claude_project_names
+  test_escapes_runner_state
   test_net_proxy test_net_bounds test_net_cli
   test_cli_passthrough test_sandbox_bad_input test_policy_trust_gate
   test_protect_deferred test_session_sweep
@@ -35,6 +36,7 @@ set(BLAUDE_TESTS_asan
 set(BLAUDE_TESTS_posix
   test_pty_child test_pty_output test_pty_pipes test_pty_terminal
   test_session_sweep test_escapes_audit test_escapes_audit_closed test_escapes_claude test_escapes_audit_journal
+  test_escapes_runner_state
   test_self_exe test_bwrap_fd_binds test_protect_leaf test_protect_git
   test_sandbox_dryrun test_sandbox_attacks test_net_proxy test_net_publish test_osc52_xclip
   test_term_guard test_asciinema_pause

@@ -79,7 +79,8 @@ std::vector<Finding> compare(const Snapshot& before, const Snapshot& after, cons
   for (const auto& [path, rec] : after.files) {
     auto it = before.files.find(path);
     const FileRecord* old = it == before.files.end() ? nullptr : &it->second;
-    if (old && *old == rec) continue;
+    // A runner's tree the walk could not read whole is judged changed: a limit is no proof.
+    if (old && *old == rec && !(rec.role == Role::Runner && rec.too_big)) continue;
     Finding f;
     f.path = path;
     f.repo = rec.repo;
@@ -95,6 +96,16 @@ std::vector<Finding> compare(const Snapshot& before, const Snapshot& after, cons
         matters = true;
         break;
       case Role::Pointer: matters = judge_pointer(rec, ctx, f); break;
+      case Role::Runner:
+        // Moved aside whole, never emptied or replaced: an empty rebase-merge/ is a rebase in
+        // progress to git.
+        f.details.push_back(std::string(!old ? "new" : "changed") +
+                            (rec.kind == FileKind::Dir ? " dir" : rec.kind == FileKind::Symlink ? " symlink" : "") +
+                            ", " + rec.reader);
+        if (rec.too_big) f.details.push_back("larger than the audit reads whole");
+        f.act = Act::MoveAside;
+        matters = true;
+        break;
     }
     if (!matters) continue;
     if (!old && !before.complete) {
@@ -104,6 +115,17 @@ std::vector<Finding> compare(const Snapshot& before, const Snapshot& after, cons
     }
     out.push_back(std::move(f));
   }
+  // What is inside a runner's dir that is moved aside whole (.husky/ and the hooks in .husky/_)
+  // goes with it: no finding of its own.
+  std::vector<std::string> whole;
+  for (const auto& f : out)
+    if (f.role == Role::Runner && f.act == Act::MoveAside) whole.push_back(f.path);
+  out.erase(std::remove_if(out.begin(), out.end(),
+                           [&](const Finding& f) {
+                             return std::any_of(whole.begin(), whole.end(),
+                                                [&](const std::string& w) { return f.path != w && is_under(f.path, w); });
+                           }),
+            out.end());
   // Claude Code's project names the start did not have, at any depth: claude started there
   // would run what they name. Moved aside whole (a dir with everything in it).
   for (const auto& [path, id] : after.claude_names) {

@@ -14,9 +14,13 @@ enum class Role {
   Config,   // a config file git reads: config, config.worktree, an included file
   Hook,     // a file in a hooks dir (<commondir>/hooks, core.hooksPath)
   Pointer,  // redirects git to a gitdir: a `.git` file or symlink, commondir
+  // What a program git runs reads and turns into commands (common/git_runners.hpp): a gitdir's
+  // rebase-merge/, rebase-apply/, sequencer/; the config files and dirs of the hook managers the
+  // hooks run. Taken whole: a file by its digest, a dir by one digest over its tree.
+  Runner,
 };
 
-enum class FileKind { File, Symlink, Other };
+enum class FileKind { File, Symlink, Other, Dir };
 
 struct FileRecord {
   Role role = Role::Config;
@@ -28,6 +32,7 @@ struct FileRecord {
   std::string target;   // Pointer: the gitdir it leads to ("" when git would reject it)
   std::string repo;     // the gitdir this belongs to, for the report
   unsigned mode = 0;    // permission bits (a hook made executable is a change)
+  std::string reader;   // Runner: what reads it, for the report ("" otherwise; not compared)
   bool operator==(const FileRecord& o) const {
     return role == o.role && kind == o.kind && content == o.content && digest == o.digest && link == o.link &&
            too_big == o.too_big && target == o.target && mode == o.mode;

@@ -13,12 +13,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <map>
 #include <cstring>
 #include <memory>
 #include <set>
 
 #include "common/claude_keys.hpp"
 #include "common/git_config.hpp"
+#include "common/git_runners.hpp"
 #include "audit/git_paths.hpp"
 #include "common/dir_list.hpp"
 #include "common/paths.hpp"
@@ -64,7 +66,10 @@ struct Read {
 
 constexpr off_t kMaxDigest = 16 << 20;
 
-Read read_file(int dirfd, const std::string& name, bool want_digest) {
+// `keep_text` with `want_digest`: the first kMaxContent bytes are kept in content too (a hook's
+// text, to see which hook manager it runs).
+// `follow` false: a link is not read through (what a runner reads is taken as it is).
+Read read_file(int dirfd, const std::string& name, bool want_digest, bool keep_text = false, bool follow = true) {
   Read r;
   struct stat lst;
   if (::fstatat(dirfd, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) != 0) return r;
@@ -75,7 +80,7 @@ Read read_file(int dirfd, const std::string& name, bool want_digest) {
     ssize_t n = ::readlinkat(dirfd, name.c_str(), buf, sizeof buf);
     if (n > 0) r.link.assign(buf, size_t(n));
   }
-  UniqueFd fd(::openat(dirfd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  UniqueFd fd(::openat(dirfd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow ? 0 : O_NOFOLLOW)));
   struct stat st;
   if (!fd || ::fstat(fd.get(), &st) != 0) return r;  // a dangling link: git reads nothing either
   r.mode = st.st_mode & 07777;
@@ -97,6 +102,8 @@ Read read_file(int dirfd, const std::string& name, bool want_digest) {
     if (n <= 0) break;
     if (md) {
       md->update(std::string_view(buf, size_t(n)));
+      if (keep_text && r.content.size() < kMaxContent)
+        r.content.append(buf, std::min(size_t(n), kMaxContent - r.content.size()));
     } else if (r.content.size() + size_t(n) > kMaxContent) {
       r.too_big = true;
       break;
@@ -123,6 +130,7 @@ public:
       auto p = std::find_if(prior.begin(), prior.end(), [&](const PriorWalk& w) { return w.root == root; });
       if (p == prior.end() || !from_prior(*p)) walk_root(root);
     }
+    manager_configs();
     if (in_.sweep_seconds > 0 && !unwalked_.empty()) sweep();
     snap_.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
     return std::move(snap_);
@@ -323,8 +331,15 @@ private:
   }
 
   void gitdir_at(int gfd, const std::string& gitdir, const std::string& worktree) {
+    // Every work tree a gitdir was reached from, even when reached before without one (a
+    // submodule's gitdir under modules/, then its work tree's `.git` file).
+    if (!worktree.empty()) trees_.emplace(worktree, gitdir);
     if (!gitdirs_.insert(gitdir).second || late()) return;
     snap_.repos.push_back(gitdir);
+    for (const auto& n : git_state_dir_names())
+      runner_entry(gfd, n, gitdir + "/" + n, gitdir,
+                   "git's in-progress operation state: git rebase/am/cherry-pick/revert --continue "
+                   "would run what it lists");
     config_at(gfd, "config", gitdir + "/config", gitdir, worktree, 0);
     config_at(gfd, "config.worktree", gitdir + "/config.worktree", gitdir, worktree, 0);
     std::string common = gitdir;
@@ -339,6 +354,7 @@ private:
       rec.target = commondir_target(cd.content, gitdir);
       snap_.files.emplace(gitdir + "/commondir", rec);
       common = rec.target;
+      common_of_[gitdir] = common;
       if (common != gitdir) gitdir_path(common, worktree);
     }
     hooks_dir(common + "/hooks", gitdir, true);
@@ -396,7 +412,33 @@ private:
       if (depth >= 10) break;  // git's own include limit
       config_at(AT_FDCWD, inc, inc, gitdir, worktree, depth + 1);
     }
-    for (const auto& d : refs.hook_dirs) hooks_dir(d, gitdir, false);
+    for (const auto& d : refs.hook_dirs) {
+      hooks_dir(d, gitdir, false);
+      // Inside the work tree, the hooks run their tree's top-level files (husky's .husky/<hook>):
+      // the managers those name count too, as in the sandbox's scan.
+      if (!worktree.empty() && d != worktree && is_under(d, worktree) && !is_under(d, gitdir)) {
+        const std::string rel = d.substr(worktree.size() + 1);
+        tree_managers(worktree + "/" + rel.substr(0, rel.find('/')), gitdir);
+      }
+    }
+  }
+
+  // The managers the regular files directly in `top` name (read for that only, not recorded; at
+  // most 200, no link followed).
+  void tree_managers(const std::string& top, const std::string& gitdir) {
+    auto [it, fresh] = tree_managers_.emplace(top, std::set<HookManager>{});
+    if (fresh) {
+      UniqueFd fd = open_dir(AT_FDCWD, top, false);
+      if (!fd) return;
+      auto entries = list_dir(fd.get(), buf_);
+      if (entries.size() > 200) entries.resize(200);
+      for (const auto& e : entries) {
+        if (e.type != DT_REG) continue;
+        Read r = read_file(fd.get(), e.name, true, true, false);
+        for (auto m : hook_managers(r.content)) it->second.insert(m);
+      }
+    }
+    managers_[gitdir].insert(it->second.begin(), it->second.end());
   }
 
   // Every file git could run from a hooks dir; *.sample is git's inert template. A hooksPath
@@ -407,7 +449,11 @@ private:
   // move (it would be the user's files, wherever the link was aimed).
   void hooks_dir(const std::string& path, const std::string& gitdir, bool own) {
     (own ? snap_.own_hook_dirs : snap_.configured_hook_dirs).insert(path);
-    if (!hookdirs_.insert(path).second) return;
+    if (!hookdirs_.insert(path).second) {
+      const auto& m = dir_managers_[path];
+      managers_[gitdir].insert(m.begin(), m.end());
+      return;
+    }
     if (hooks_link(path, gitdir)) return;
     UniqueFd fd = open_dir(AT_FDCWD, path, true);
     if (!fd) return;
@@ -421,8 +467,12 @@ private:
     for (const auto& e : entries) {
       if (e.type == DT_DIR || ends_with(e.name, ".sample")) continue;
       const std::string p = path + "/" + e.name;
-      Read r = read_file(fd.get(), e.name, true);
+      Read r = read_file(fd.get(), e.name, true, true);
       if (!r.exists) continue;
+      for (auto m : hook_managers(r.content)) {
+        dir_managers_[path].insert(m);
+        managers_[gitdir].insert(m);
+      }
       FileRecord rec;
       rec.role = Role::Hook;
       rec.kind = r.kind;
@@ -454,6 +504,125 @@ private:
                                     [&](const std::string& root) { return is_under(rec.target, root); });
     snap_.files.emplace(path, std::move(rec));
     return !inside;
+  }
+
+  // What a runner reads (Role::Runner) at `name` in `dirfd`, as it is: a link is not followed
+  // (moving it aside is enough), a dir is one digest over its tree (runner_tree).
+  void runner_entry(int dirfd, const std::string& name, const std::string& path, const std::string& repo,
+                    const std::string& reader) {
+    struct stat st;
+    if (snap_.files.count(path) || ::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+    FileRecord rec;
+    rec.role = Role::Runner;
+    rec.repo = repo;
+    rec.reader = reader;
+    rec.mode = st.st_mode & 07777;
+    if (S_ISLNK(st.st_mode)) {
+      rec.kind = FileKind::Symlink;
+      char buf[4096];
+      ssize_t n = ::readlinkat(dirfd, name.c_str(), buf, sizeof buf);
+      if (n > 0) rec.link.assign(buf, size_t(n));
+    } else if (S_ISREG(st.st_mode)) {
+      Read r = read_file(dirfd, name, true, false, false);
+      rec.digest = r.digest;
+    } else if (S_ISDIR(st.st_mode)) {
+      rec.kind = FileKind::Dir;
+      UniqueFd d = open_dir(dirfd, name, false);
+      if (d) runner_tree(d.get(), rec);
+      else rec.too_big = true;  // a dir it cannot read is not a dir it knows
+    } else {
+      rec.kind = FileKind::Other;
+    }
+    snap_.files.emplace(path, std::move(rec));
+  }
+
+  // One sha256 over a tree: each entry's relative path, type, mode, and a file's content (a file
+  // over kMaxDigest: its size, inode and ctime) or a link's text, in byte order of names. An
+  // explicit stack, no recursion. Limits (entries, depth, bytes read) reached: too_big, which
+  // the comparison treats as changed.
+  void runner_tree(int root, FileRecord& rec) {
+    constexpr size_t kMaxEntries = 10000, kMaxBytes = size_t(64) << 20;
+    constexpr int kMaxDepth = 16;
+    Sha256 md;
+    size_t entries = 0, bytes = 0;
+    struct Dir {
+      SharedFd fd;
+      std::string rel;
+      int depth;
+    };
+    std::vector<Dir> stack;
+    stack.push_back({std::make_shared<UniqueFd>(::fcntl(root, F_DUPFD_CLOEXEC, 0)), "", 0});
+    while (!stack.empty()) {
+      Dir d = std::move(stack.back());
+      stack.pop_back();
+      if (!*d.fd) {
+        rec.too_big = true;
+        continue;
+      }
+      std::vector<Entry> list = list_dir(d.fd->get(), buf_);
+      std::sort(list.begin(), list.end(), [](const Entry& a, const Entry& b) { return a.name < b.name; });
+      for (const auto& e : list) {
+        if (++entries > kMaxEntries) {
+          rec.too_big = true;
+          break;
+        }
+        const std::string rel = d.rel + "/" + e.name;
+        struct stat st;
+        if (::fstatat(d.fd->get(), e.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        std::string line = rel + '\0' + std::to_string(st.st_mode) + '\0';
+        if (S_ISREG(st.st_mode)) {
+          if (st.st_size > kMaxDigest || bytes + size_t(st.st_size) > kMaxBytes) {
+            line += "large:" + std::to_string(st.st_size) + ":" + std::to_string(st.st_ino) + ":" +
+                    std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec);
+          } else {
+            Read r = read_file(d.fd->get(), e.name, true, false, false);
+            bytes += size_t(st.st_size);
+            line += r.kind == FileKind::File ? r.digest : "changed while read";
+          }
+        } else if (S_ISLNK(st.st_mode)) {
+          char buf[4096];
+          ssize_t n = ::readlinkat(d.fd->get(), e.name.c_str(), buf, sizeof buf);
+          if (n > 0) line.append(buf, size_t(n));
+        } else if (S_ISDIR(st.st_mode)) {
+          if (d.depth + 1 > kMaxDepth) {
+            rec.too_big = true;
+          } else {
+            stack.push_back({std::make_shared<UniqueFd>(open_dir(d.fd->get(), e.name, false)), rel, d.depth + 1});
+          }
+        }
+        md.update(line);
+        md.update(std::string_view("\n", 1));
+      }
+      if (rec.too_big && entries > kMaxEntries) break;
+    }
+    rec.digest = md.hex();
+  }
+
+  // The config of the hook managers the hooks run, in each work tree (common/git_runners.hpp):
+  // a gitdir's managers are those of its hooks dirs and of its common dir's.
+  void manager_configs() {
+    for (const auto& [tree, gitdir] : trees_) {
+      if (late()) return;
+      std::set<HookManager> ms = managers_[gitdir];
+      auto c = common_of_.find(gitdir);
+      if (c != common_of_.end()) ms.insert(managers_[c->second].begin(), managers_[c->second].end());
+      if (ms.empty()) continue;
+      UniqueFd top = open_dir(AT_FDCWD, tree, false);
+      if (!top) continue;
+      for (auto m : ms) {
+        const std::string reader = std::string(manager_name(m)) + "'s config, which the hooks of " + gitdir +
+                                   " run: git would run the commands in it";
+        for (const auto& f : manager_files(m)) {
+          const auto slash = f.rel.find('/');
+          if (slash == std::string::npos) {
+            runner_entry(top.get(), f.rel, tree + "/" + f.rel, gitdir, reader);
+          } else {
+            UniqueFd sub = open_dir(top.get(), f.rel.substr(0, slash), false);
+            if (sub) runner_entry(sub.get(), f.rel.substr(slash + 1), tree + "/" + f.rel, gitdir, reader);
+          }
+        }
+      }
+    }
   }
 
   // Below where the walk stopped: every `.git` entry and bare-shaped dir, by name only (nothing is
@@ -498,6 +667,10 @@ private:
   Clock::time_point start_, deadline_;
   Snapshot snap_;
   std::set<std::string> gitdirs_, hookdirs_;
+  std::set<std::pair<std::string, std::string>> trees_;           // (work tree, its gitdir)
+  std::map<std::string, std::string> common_of_;                   // gitdir -> its commondir
+  std::map<std::string, std::set<HookManager>> managers_, dir_managers_;  // by gitdir, by hooks dir
+  std::map<std::string, std::set<HookManager>> tree_managers_;            // by hooks tree top dir
   DirBuffer buf_ = DirBuffer(64 * 1024);  // list_dir's getdents buffer
   LeafCheck leaf_dirs_;
 };

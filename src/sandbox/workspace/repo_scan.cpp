@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 
+#include "common/git_runners.hpp"
 #include "sandbox/workspace/git_config.hpp"
 
 namespace blaude::sandbox::workspace {
@@ -99,6 +100,56 @@ struct Scanner {
     }
   }
 
+  // What a runner reads (git's operation state, a hook manager's config): read-only when present
+  // (a symlink: its target), nothing when missing. No empty placeholder: an empty rebase-merge/
+  // tells git a rebase is in progress, an empty config is a config. A new one is the audit's.
+  void present(const std::string& path, const std::string& why) {
+    Identity id = fs.lstat(path);
+    if (id.type == kDir || id.type == kReg) {
+      protect(path, Guard::ReadOnly, why);
+    } else if (id.type == kLnk) {
+      std::string real = fs.realpath(path);
+      warn(path + " is a symlink (" + why + "): its target is protected, the link itself can be replaced");
+      unsigned t = real.empty() ? 0 : fs.lstat(real).type;
+      if (t == kDir || t == kReg) protect(real, Guard::ReadOnly, why);
+    }
+  }
+
+  // git's in-progress operation state of one gitdir (common/git_runners.hpp).
+  void state(const std::string& gitdir) {
+    for (const auto& n : git_state_dir_names())
+      present(gitdir + "/" + n, n + " of " + gitdir + " (git runs what it lists at --continue)");
+  }
+
+  // The hook managers the scripts of a hooks dir run (their text names them). At most 200
+  // entries are read; a symlinked hook is read through its link, as git runs it.
+  void managers_in(const std::string& dir, std::set<HookManager>& out) {
+    const unsigned t = fs.lstat(dir).type;
+    const std::string d = t == kLnk ? fs.realpath(dir) : t == kDir ? dir : std::string();
+    if (d.empty()) return;
+    auto names = fs.list(d);
+    if (names.size() > 200) {
+      warn(dir + " holds " + std::to_string(names.size()) + " entries: the hook managers of the first 200 are protected");
+      names.resize(200);
+    }
+    for (const auto& n : names) {
+      if (n.size() > 7 && n.compare(n.size() - 7, 7, ".sample") == 0) continue;
+      std::string p = d + "/" + n;
+      if (fs.lstat(p).type == kLnk) p = fs.realpath(p);
+      if (p.empty()) continue;
+      if (auto t = fs.read(p))
+        for (auto m : hook_managers(*t)) out.insert(m);
+    }
+  }
+
+  // The config files of those managers in the work tree the hooks run in.
+  void manager_configs(const std::string& wt, const std::set<HookManager>& ms, const std::string& gitdir) {
+    if (wt.empty()) return;
+    for (auto m : ms)
+      for (const auto& f : manager_files(m))
+        present(wt + "/" + f.rel, std::string(manager_name(m)) + " config, run by the hooks of " + gitdir);
+  }
+
   // A config file and, recursively, what it includes. Facts of all of them are merged: every
   // hooksPath seen counts (a superset of the effective one is safe).
   void config(const std::string& path, const std::string& why, std::vector<std::string>& hooks, bool& wt_cfg,
@@ -125,12 +176,17 @@ struct Scanner {
 
   // The hook scripts' tree: the top-level dir of the worktree that holds hooksPath (its siblings
   // are what the hooks run), or hooksPath itself when it lies outside the worktree.
-  void hooks_tree(std::string hp, const std::string& base, const std::string& worktree, const std::string& why) {
+  // `managers`: what the scripts there run (the hooks dir's and, inside the worktree, its tree's
+  // top-level files: husky's .husky/<hook>).
+  void hooks_tree(std::string hp, const std::string& base, const std::string& worktree, const std::string& why,
+                  std::set<HookManager>& managers) {
     if (hp.rfind("~/", 0) == 0) hp = home + hp.substr(1);
     std::string abs = join(base, hp);
+    if (worktree.empty() || abs != worktree) managers_in(abs, managers);
     if (!worktree.empty() && under(abs, worktree)) {
       std::string rel = abs.substr(worktree.size() + 1);
       abs = worktree + "/" + rel.substr(0, rel.find('/'));
+      managers_in(abs, managers);
     } else if (!worktree.empty() && abs == worktree) {
       warn("core.hooksPath of " + worktree + " is the worktree itself: its hooks cannot be protected");
       return;
@@ -163,7 +219,11 @@ struct Scanner {
     }
     out.repos.push_back({gitdir, common, wt, via});
     dir(common + "/hooks", "hooks of " + common);
-    for (const auto& hp : hooks) hooks_tree(hp, wt.empty() ? gitdir : wt, wt, "core.hooksPath of " + gitdir);
+    std::set<HookManager> managers;
+    managers_in(common + "/hooks", managers);
+    for (const auto& hp : hooks) hooks_tree(hp, wt.empty() ? gitdir : wt, wt, "core.hooksPath of " + gitdir, managers);
+    manager_configs(wt, managers, gitdir);
+    state(gitdir);
     if (common != gitdir) repo(common, {}, "commondir of " + gitdir, depth + 1);
     worktrees(common, hooks);
     modules(common + "/modules", depth, 0);
@@ -185,7 +245,11 @@ struct Scanner {
       std::vector<std::string> hooks = common_hooks;
       bool wt_cfg = false;
       if (fs.lstat(w + "/config.worktree").type != 0) config(w + "/config.worktree", "worktree config of " + w, hooks, wt_cfg, nullptr);
-      for (const auto& hp : hooks) hooks_tree(hp, wt.empty() ? w : wt, wt, "core.hooksPath of " + w);
+      std::set<HookManager> managers;
+      managers_in(common + "/hooks", managers);
+      for (const auto& hp : hooks) hooks_tree(hp, wt.empty() ? w : wt, wt, "core.hooksPath of " + w, managers);
+      manager_configs(wt, managers, w);
+      state(w);
     }
   }
 

@@ -10,6 +10,11 @@
 //    siblings (husky v9: `.husky/_/<hook>` runs `.husky/<hook>`), so the whole top-level dir of
 //    the worktree that holds the hooks is protected, not just the hooks dir.
 //  extensions.worktreeConfig: G/config.worktree is read only when set.
+//  What the runners read (common/git_runners.hpp): each gitdir's rebase-merge/, rebase-apply/ and
+//    sequencer/ (git runs what they list at --continue), and the config of the hook managers
+//    (pre-commit, husky, lefthook, simple-git-hooks, overcommit) that the hooks name, in the work
+//    tree the hooks run in. Read-only when present; when missing nothing is mounted (an empty
+//    placeholder would be an operation in progress, or a config): the audit moves a new one aside.
 // Everything else of a gitdir (objects, refs, logs, index, HEAD, lock files, info/) stays writable:
 // agents must be able to commit.
 #pragma once

@@ -133,3 +133,24 @@ TEST_CASE("seatbelt workspace: a linked worktree on the real file system", "[sea
   CHECK(scan_workspace(main, t + "/home", "").git_dirs.empty());
   fs::remove_all(t);
 }
+
+TEST_CASE("seatbelt workspace: what the runners read flows from the shared scan into the profile", "[seatbelt]") {
+  FakeFs f;
+  f.file(P + "/.git/config", "");
+  f.file(P + "/.git/HEAD", "ref: refs/heads/main\n");
+  f.file(P + "/.git/hooks/pre-commit", "#!/bin/sh\nexec python -mpre_commit hook-impl --config=.pre-commit-config.yaml\n");
+  f.file(P + "/.git/rebase-merge/git-rebase-todo", "pick 1 x\n");
+  f.file(P + "/.pre-commit-config.yaml", "repos: []\n");
+  ws::WorkspaceWalk walk;
+  walk.git = {{ws::FoundGit::Dir, P + "/.git"}};
+  auto w = protections_from(P, walk, ws::scan_repos(f, walk.git, {}, kHome), f);
+  CHECK(has(w, P + "/.git/rebase-merge", true));
+  CHECK(has(w, P + "/.pre-commit-config.yaml", false));
+  CHECK_FALSE(has(w, P + "/.git/sequencer", true));  // missing: the audit's (no placeholder)
+  auto h = mac_host();
+  h.protect = w.protect;
+  auto forms = forms_of(decide(h, claude_request()).ctx);
+  CHECK_FALSE(sbpl::decide(forms, "file-write*", P + "/.git/rebase-merge/git-rebase-todo"));
+  CHECK_FALSE(sbpl::decide(forms, "file-write*", P + "/.pre-commit-config.yaml"));
+  CHECK(sbpl::decide(forms, "file-write*", P + "/.git/index"));  // control: commits work
+}
