@@ -24,12 +24,14 @@ fresh() {
   echo "setting=1" >"$H/.config/grp/settings"
   echo "mine" >"$H/.config/grp/mine/f"
   echo "root" >"$H/.config/rootfile"
+  echo "root" >"$H/.config/rootopen"
   echo "user" >"$H/.config/rootdir/userfile"
   echo "own" >"$H/.config/own.conf"
   echo "odd" >"$H/.config/$ODD"
   chown -R $NOBODY:$NOBODY "$H" "$WS"
   chgrp $OTHER_GID "$H/.config/grp" "$H/.config/grp/settings" "$H/.config/$ODD"  # yours, another group
-  chown root:root "$H/.config/rootfile" "$H/.config/rootdir"                     # sudo's leftovers
+  chown root:root "$H/.config/rootfile" "$H/.config/rootdir" "$H/.config/rootopen"  # sudo's leftovers
+  chmod 666 "$H/.config/rootopen"
 }
 
 # What the session does in ~/.config: each write's error (or "ok") and what it reads back.
@@ -42,13 +44,17 @@ session='
   w "echo u >>rootdir/userfile" edit-own-file-in-root-dir
   w "echo o >>own.conf" edit-own-file
   w "echo n >brand-new" create-at-top
+  w "echo x >>rootopen" edit-root-file-others-may-write
+  w "echo x >>rootfile" edit-root-file-only-root-may-write
+  w "rm -f rootfile" remove-root-file
   echo "read: $(cat grp/settings) $(cat rootdir/userfile)"
   echo "own: $(tail -n1 own.conf)"'
 
 host_unchanged() {
   [ "$(cat "$H/.config/grp/settings")" = "setting=1" ] && [ ! -e "$H/.config/grp/new" ] &&
     [ ! -e "$H/.config/grp/mine/new" ] && [ "$(cat "$H/.config/rootdir/userfile")" = user ] &&
-    [ "$(cat "$H/.config/own.conf")" = own ] && [ ! -e "$H/.config/brand-new" ]
+    [ "$(cat "$H/.config/own.conf")" = own ] && [ ! -e "$H/.config/brand-new" ] &&
+    [ "$(cat "$H/.config/rootopen")" = root ] && [ "$(cat "$H/.config/rootfile")" = root ]
 }
 has() { grep -qF -- "$1" <<<"$2"; }
 marker="$H/.cache/blaude/config-unmapped-$NOBODY"
@@ -75,6 +81,11 @@ for bw in "$NEW" /usr/bin; do
     has "create-below-other-group-dir: Value too large for defined data type" "$out"
   check "$label control: so does your own file in a root-owned dir" \
     has "edit-own-file-in-root-dir: Value too large for defined data type" "$out"
+  check "$label control: so does a root-owned file others may write" \
+    has "edit-root-file-others-may-write: Value too large for defined data type" "$out"
+  check "$label control: a root-owned file only root may write: EACCES, as on the host" \
+    has "edit-root-file-only-root-may-write: Permission denied" "$out"
+  check "$label control: removing it works (discarded)" has "remove-root-file: ok" "$out"
   check "$label control: reads work" has "read: setting=1 user" "$out"
   check "$label control: your own files are write-discarding" has "edit-own-file: ok" "$out"
   check "$label control: nothing reached the host" host_unchanged
@@ -86,7 +97,9 @@ for bw in "$NEW" /usr/bin; do
   check "$label dry-run: the other group's dir is read-only on the overlay" \
     grep -q -- "--ro-bind $H/.config/grp $H/.config/grp " <<<"$dry"
   check "$label dry-run: the root-owned dir too" grep -q -- "--ro-bind $H/.config/rootdir $H/.config/rootdir " <<<"$dry"
-  check "$label dry-run: the root-owned file too" grep -q -- "--ro-bind $H/.config/rootfile $H/.config/rootfile " <<<"$dry"
+  check "$label dry-run: not a root-owned file only root may write (EACCES anyway; rm must work)" \
+    not grep -q -- "--ro-bind $H/.config/rootfile" <<<"$dry"
+  check "$label dry-run: but a root-owned file others may write" grep -q -- "--ro-bind $H/.config/rootopen $H/.config/rootopen " <<<"$dry"
   check "$label dry-run: your own files are not" not grep -q -- "--ro-bind $H/.config/own.conf" <<<"$dry"
   check "$label dry-run: nothing below a listed dir is bound" not grep -q -- "--ro-bind $H/.config/grp/" <<<"$dry"
   check "$label dry-run: the warning names the cause and the fix" \
@@ -104,6 +117,11 @@ for bw in "$NEW" /usr/bin; do
   check "$label: a new file in a dir of another group: read-only" has "create-in-other-group-dir: Read-only file system" "$out"
   check "$label: below such a dir: read-only" has "create-below-other-group-dir: Read-only file system" "$out"
   check "$label: your own file in a root-owned dir: read-only" has "edit-own-file-in-root-dir: Read-only file system" "$out"
+  check "$label: a root-owned file others may write: read-only" \
+    has "edit-root-file-others-may-write: Read-only file system" "$out"
+  check "$label: a root-owned file only root may write: EACCES, as on the host" \
+    has "edit-root-file-only-root-may-write: Permission denied" "$out"
+  check "$label: removing it still works (discarded)" has "remove-root-file: ok" "$out"
   check "$label: no EOVERFLOW anywhere" not has "Value too large" "$out"
   check "$label: reads work" has "read: setting=1 user" "$out"
   check "$label: your own files stay write-discarding (the write works inside)" has "own: o" "$out"
@@ -126,8 +144,8 @@ for bw in "$NEW" /usr/bin; do
   fixline=$(grep -A1 "make them yours:" "$T_DIR/sb.err" | tail -n1 | sed 's/^ *sudo //')
   (cd / && eval "$fixline") || fail "$label: the printed fix failed: $fixline"
   out=$(sb_nobody "$bw" -- "$session") || fail "$label after the fix: blaude exited $?: $(cat "$T_DIR/sb.err")"
-  check "$label after the printed chown: every write works inside" \
-    test "$(grep -c ': ok$' <<<"$out")" = 6
+  check "$label after the printed chown: every write works inside (but the file only root may write: EACCES)" \
+    test "$(grep -c ': ok$' <<<"$out")" = 8
   check "$label after the printed chown: and is discarded" host_unchanged
   check "$label after the printed chown: no warning" not grep -q "another user or group" "$T_DIR/sb.err"
 

@@ -458,6 +458,16 @@ TEST_CASE("the ~/.config scan: topmost unmapped entries, breadth first, links an
   CHECK(config_unmapped_text(ipc.config_unmapped, ipc.config_unmapped_more) ==
         "a " + std::to_string(u) + ":" + std::to_string(g) + " dir\ntop " + std::to_string(u) + ":" +
             std::to_string(g) + "\n+1\n");
+  // Told another uid: every entry is another user's. A file only its owner may write is passed
+  // over (EACCES before any copy-up, and rm must keep working); one others may write is not.
+  REQUIRE(::chmod((t.path + "/top").c_str(), 0644) == 0);
+  file("open");
+  REQUIRE(::chmod((t.path + "/open").c_str(), 0666) == 0);
+  scan_config_unmapped(ipc, t.path, u + 1, g);
+  rels.clear();
+  for (const auto& e : ipc.config_unmapped) rels.push_back(e.rel);
+  CHECK(rels == std::vector<std::string>{"a", "open", "z"});
+  REQUIRE(::unlink((t.path + "/open").c_str()) == 0);
   // Entries looked at: at most 3.
   scan_config_unmapped(ipc, t.path, u, g, 3);
   CHECK(ipc.config_unmapped_truncated);

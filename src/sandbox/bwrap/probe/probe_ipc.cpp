@@ -332,6 +332,10 @@ void scan_config_unmapped(IpcFacts& ipc, const std::string& root, uid_t uid, gid
       const bool dir = S_ISDIR(st.st_mode);
       if (!dir && !S_ISREG(st.st_mode)) continue;  // links are bound through; sockets, fifos: no data to write
       std::string r = rel.empty() ? n : rel + "/" + n;
+      // Another user's file that only its owner may write (sudo's root:root 0644): a write is
+      // refused before any copy-up (EACCES, as on the host), and removing it copies nothing up
+      // (a whiteout in its parent): a read-only bind would only make `rm` fail (EBUSY).
+      if (!dir && st.st_uid != uid && !(st.st_mode & (S_IWGRP | S_IWOTH))) continue;
       if (st.st_uid != uid || st.st_gid != gid) {
         if (ipc.config_unmapped.size() < max_kept)
           ipc.config_unmapped.push_back({std::move(r), st.st_uid, st.st_gid, dir});

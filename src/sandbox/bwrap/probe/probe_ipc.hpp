@@ -47,7 +47,9 @@ std::string dot_config_host(const HostFacts& f);
 inline constexpr size_t kConfigScanEntries = 2048;
 inline constexpr size_t kConfigUnmappedMax = 32;
 // Walks the canonical dir `root` (not following links; ~/.config's own git and blaude are
-// skipped, both read-only anyway) for dirs and regular files not owned by uid:gid, topmost only.
+// skipped, both read-only anyway) for dirs and regular files not owned by uid:gid, topmost only;
+// not another user's file that neither its group nor others may write (a write is refused with
+// EACCES before any copy-up, as on the host; removing it copies nothing up).
 void scan_config_unmapped(IpcFacts& ipc, const std::string& root, uid_t uid, gid_t gid,
                           size_t max_entries = kConfigScanEntries, size_t max_kept = kConfigUnmappedMax);
 // What the one-time marker holds for that list: one shown() line per entry, with its ids.
