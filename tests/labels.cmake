@@ -13,7 +13,7 @@ set(BLAUDE_TESTS_check
   test_term_bytes test_term_guard
   test_net_cli
   test_escapes_own_state test_audit_claude_key_table test_escapes_audit_journal
-  test_escapes_claude_project_names test_escapes_runner_state
+  test_escapes_claude_project_names test_escapes_runner_state test_sandbox_config_unmapped
 )
 
 # The sanitizer build: the host-side code that reads what the child or the agent wrote, and the

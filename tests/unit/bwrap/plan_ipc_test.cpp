@@ -11,6 +11,7 @@
 
 #include "catch.hpp"
 #include "fake_host.hpp"
+#include "temp_dir.hpp"
 #include "sandbox/bwrap/plan/plan.hpp"
 #include "sandbox/bwrap/probe/probe_ipc.hpp"
 #include "sandbox/bwrap/probe/scan.hpp"
@@ -334,4 +335,148 @@ TEST_CASE("the user-socket scan's bound is shared by the top-level dirs: a big o
   CHECK(other.sockets.empty());
   ::close(fd);
   REQUIRE(std::system(("rm -rf '" + r + "'").c_str()) == 0);
+}
+
+// --- ~/.config entries overlayfs cannot copy up (issue 32, item 8) ---------------------------
+
+namespace {
+
+HostFacts unmapped_host() {
+  auto f = old_bwrap_host(Kind::Dir);
+  f.overlay = true;
+  f.inner_mounts = false;  // the binds as bwrap options, as --dry-run shows them
+  f.ipc.cache_dir = "/home/u/.cache/blaude";
+  f.ipc.config_unmapped = {{"grp", 1000, 100, true}, {"rootfile", 0, 0, false}, {std::string("odd\n\x1b[31m"), 1000, 100, false}};
+  f.ipc.config_unmapped_marker = f.ipc.cache_dir + "/config-unmapped-1000";
+  for (const auto& e : f.ipc.config_unmapped) put(f, kCfg + "/" + e.rel, e.dir ? Kind::Dir : Kind::File);
+  return f;
+}
+
+bool warned(const LaunchPlan& p) {
+  return std::any_of(p.warnings.begin(), p.warnings.end(),
+                     [](const std::string& w) { return w.find("another user or group") != std::string::npos; });
+}
+
+}  // namespace
+
+TEST_CASE("~/.config entries of another owner or group are read-only on the overlay, said once", "[sandbox][escapes]") {
+  auto f = unmapped_host();
+  auto p = plan_of(f);
+  const long ovl = find(p.argv, {"--overlay-src", kCfg, "--tmp-overlay", kCfg});
+  REQUIRE(ovl >= 0);
+  for (const std::string& rel : {std::string("grp"), std::string("rootfile")}) {
+    INFO(rel);
+    const long at = find(p.argv, {"--ro-bind", kCfg + "/" + rel, kCfg + "/" + rel});
+    CHECK(at > ovl);  // on the overlay, not under it
+  }
+  REQUIRE(warned(p));
+  const std::string w = *std::find_if(p.warnings.begin(), p.warnings.end(), [](const std::string& s) {
+    return s.find("another user or group") != std::string::npos;
+  });
+  CHECK(w.find("EOVERFLOW") != std::string::npos);
+  INFO(w);
+  CHECK(w.find("\n  sudo chown -R 1000:1000 '" + kCfg + "/grp' '" + kCfg + "/rootfile' $'" + kCfg + "/odd\\x0a\\x1b[31m'") !=
+        std::string::npos);
+  CHECK(w.find('\x1b') == std::string::npos);  // the odd name is escaped
+  CHECK(w.find(kCfg + "/odd\\n\\e[31m (file, owner 1000, group 100)") != std::string::npos);
+  // The marker: written by the prepare step (not at --dry-run), with the list.
+  auto m = std::find_if(p.preparations.begin(), p.preparations.end(),
+                        [&](const HostPrep& h) { return h.path == f.ipc.config_unmapped_marker; });
+  REQUIRE(m != p.preparations.end());
+  CHECK(m->content == config_unmapped_text(f.ipc.config_unmapped, 0));
+  CHECK_FALSE(m->required);
+
+  // Told before: the binds stay, the warning does not.
+  f.ipc.config_unmapped_told = true;
+  p = plan_of(f);
+  CHECK(has(p.argv, {"--ro-bind", kCfg + "/grp", kCfg + "/grp"}));
+  CHECK_FALSE(warned(p));
+
+  // Only entries of your own group and owner: no sudo.
+  f = unmapped_host();
+  f.ipc.config_unmapped.erase(f.ipc.config_unmapped.begin() + 1);
+  p = plan_of(f);
+  REQUIRE(warned(p));
+  CHECK(std::any_of(p.warnings.begin(), p.warnings.end(),
+                    [](const std::string& s) { return s.find("\n  chown -R 1000:1000 ") != std::string::npos; }));
+}
+
+TEST_CASE("a later -m DIR:rw over an unmapped ~/.config entry decides: no mount-order refusal", "[sandbox][escapes]") {
+  auto f = unmapped_host();
+  SandboxRequest r;
+  r.mounts.push_back({kCfg + "/grp", true});
+  f.mount_paths.push_back(kCfg + "/grp");
+  f.mounts.push_back(f.at(kCfg + "/grp"));
+  LaunchPlan p;
+  REQUIRE_NOTHROW(p = plan_of(f, r));
+  CHECK(find(p.argv, {"--bind", kCfg + "/grp", kCfg + "/grp"}) > find(p.argv, {"--ro-bind", kCfg + "/grp", kCfg + "/grp"}));
+}
+
+TEST_CASE("no overlay, or --allow-protected-writes: no read-only binds for unmapped entries", "[sandbox][escapes]") {
+  auto f = unmapped_host();
+  SandboxRequest r;
+  r.allow_protected_writes = true;
+  auto p = plan_of(f, r);
+  CHECK_FALSE(has(p.argv, {"--ro-bind", kCfg + "/grp", kCfg + "/grp"}));
+  f.overlay = false;
+  f.inner_mounts = true;
+  p = plan_of(f);  // the host-writable fallback: a plain bind, no copy-up at all
+  CHECK_FALSE(has(p.argv, {"--ro-bind", kCfg + "/grp", kCfg + "/grp"}));
+  CHECK_FALSE(warned(p));
+}
+
+TEST_CASE("the ~/.config scan: topmost unmapped entries, breadth first, links and git/blaude passed over, bounded",
+          "[sandbox][escapes]") {
+  TempDir t("blaude-unmapped");
+  auto mk = [&](const std::string& rel) { REQUIRE(::mkdir((t.path + "/" + rel).c_str(), 0755) == 0); };
+  auto file = [&](const std::string& rel) {
+    int fd = ::open((t.path + "/" + rel).c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+    REQUIRE(fd >= 0);
+    ::close(fd);
+  };
+  for (const char* d : {"a", "a/b", "git", "blaude", "z"}) mk(d);
+  for (const char* x : {"a/b/f", "a/g", "git/config", "top"}) file(x);
+  REQUIRE(::symlink("a", (t.path + "/link").c_str()) == 0);
+  const uid_t u = ::getuid();
+  const gid_t g = ::getgid();
+  IpcFacts ipc;
+  scan_config_unmapped(ipc, t.path, u, g);
+  CHECK(ipc.config_unmapped.empty());  // all yours
+  // Another gid for the scan: every entry is "another group"; only the topmost are listed.
+  scan_config_unmapped(ipc, t.path, u, g + 1);
+  std::vector<std::string> rels;
+  for (const auto& e : ipc.config_unmapped) rels.push_back(e.rel);
+  CHECK(rels == std::vector<std::string>{"a", "top", "z"});
+  CHECK(ipc.config_unmapped[0].dir);
+  CHECK_FALSE(ipc.config_unmapped[1].dir);
+  CHECK_FALSE(ipc.config_unmapped_truncated);
+  // Kept at most 2: the rest counted.
+  scan_config_unmapped(ipc, t.path, u, g + 1, kConfigScanEntries, 2);
+  CHECK(ipc.config_unmapped.size() == 2);
+  CHECK(ipc.config_unmapped_more == 1);
+  // The entries' own ids (the files are yours; the scan was told another gid).
+  CHECK(config_unmapped_text(ipc.config_unmapped, ipc.config_unmapped_more) ==
+        "a " + std::to_string(u) + ":" + std::to_string(g) + " dir\ntop " + std::to_string(u) + ":" +
+            std::to_string(g) + "\n+1\n");
+  // Told another uid: every entry is another user's. A file only its owner may write is passed
+  // over (EACCES before any copy-up, and rm must keep working); one others may write is not.
+  REQUIRE(::chmod((t.path + "/top").c_str(), 0644) == 0);
+  file("open");
+  REQUIRE(::chmod((t.path + "/open").c_str(), 0666) == 0);
+  scan_config_unmapped(ipc, t.path, u + 1, g);
+  rels.clear();
+  for (const auto& e : ipc.config_unmapped) rels.push_back(e.rel);
+  CHECK(rels == std::vector<std::string>{"a", "open", "z"});
+  REQUIRE(::unlink((t.path + "/open").c_str()) == 0);
+  // Entries looked at: at most 3.
+  scan_config_unmapped(ipc, t.path, u, g, 3);
+  CHECK(ipc.config_unmapped_truncated);
+  // Descends into your own dirs only: with your ids, a/b/f of another owner would be found.
+  if (u == 0) {
+    REQUIRE(::chown((t.path + "/a/b/f").c_str(), 0, 100) == 0);
+    scan_config_unmapped(ipc, t.path, u, g);
+    REQUIRE(ipc.config_unmapped.size() == 1);
+    CHECK(ipc.config_unmapped[0].rel == "a/b/f");
+    CHECK(ipc.config_unmapped[0].gid == 100);
+  }
 }

@@ -268,6 +268,10 @@ void add_config(Builder& b) {
     }
   }
   if (writable && !b.req.allow_protected_writes) detail::add_config_fallback_pins(b, cfg);
+  if (!writable && !b.req.allow_protected_writes && (b.f.overlay || b.f.ipc.own_overlay) && b.is_dir(cfg)) {
+    const PathFact& c = b.f.at(cfg);
+    detail::add_config_unmapped(b, c.lkind == Kind::Symlink ? c.real : cfg);
+  }
 }
 
 // What in claude's writable dir makes the next claude on the host run code or follow
@@ -464,6 +468,9 @@ void add_env(Builder& b, const EnvList& env) {
 // Under --allow-protected-writes the user chose to lose protections: a warning then.
 void enforce_mount_order(Builder& b) {
   auto shadows = shadowed_mounts(b.p.argv);
+  shadows.erase(std::remove_if(shadows.begin(), shadows.end(),
+                               [&](const Shadowing& s) { return b.soft_binds.count(s.hidden.dst) > 0; }),
+                shadows.end());
   if (shadows.empty()) return;
   if (b.req.allow_protected_writes) {
     for (const auto& s : shadows) b.p.warnings.push_back("--allow-protected-writes: " + describe(s));

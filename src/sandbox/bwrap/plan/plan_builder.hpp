@@ -31,6 +31,11 @@ struct Built {
   std::vector<HostGuard> always_guards = {};  // the same, also under --allow-protected-writes and --tmp
   std::vector<HostGuard> claude_guards = {};  // Claude Code's programs: also under --tmp (plan.cpp)
   std::string config_pins = {};  // read-only in a host-writable ~/.config (for the warning)
+  // The read-only binds of ~/.config's unmapped entries (plan_ipc.cpp add_config_unmapped), by
+  // destination: they only turn overlayfs's EOVERFLOW into EROFS, no protection hangs on them,
+  // so a later mount that hides one (-m ~/.config/x:rw, a workspace there) is no mount-order
+  // error: that mount decides, as it would without them.
+  std::set<std::string> soft_binds = {};
   // Binds of a missing dir that the launcher creates and holds (protect's EmptyDir in the
   // bwrap-option fallback): host path -> its parent's identity.
   std::map<std::string, Identity> made_dirs = {};
@@ -94,6 +99,9 @@ void add_ipc_late(Builder& b);
 void add_gpg(Builder& b);
 void add_confinement(Builder& b);
 void add_config_fallback_pins(Builder& b, const std::string& cfg);
+// ~/.config's entries overlayfs cannot copy up (IpcFacts::config_unmapped): read-only binds on
+// the overlay at `at` (where it is mounted), and the one-time warning with the fix.
+void add_config_unmapped(Builder& b, const std::string& at);
 
 // Workspace bind; collects the protected paths (protect.cpp).
 void add_workspace(Builder& b);

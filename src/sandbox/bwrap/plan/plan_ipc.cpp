@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "common/paths.hpp"
+#include "common/shown.hpp"
 #include "sandbox/bwrap/probe/confine.hpp"
 #include "sandbox/bwrap/probe/gpg.hpp"
 #include "sandbox/bwrap/plan/plan.hpp"
@@ -242,6 +243,50 @@ void add_config_fallback_pins(Builder& b, const std::string& cfg) {
   for (const auto& r : kConfigLoginDirs) pin(r, true);
   for (const auto& r : kConfigAppDirs) pin(r, false);
   b.config_pins = pinned;
+}
+
+// The kernel refuses to copy up a lower entry whose owner or group has no mapping in the
+// sandbox's user namespace (probe_ipc.hpp scan_config_unmapped), and only the user's own uid
+// and gid can be mapped without privilege: no layering of a plain overlay makes such an entry
+// write-discarding. So it is read-only on the overlay (EROFS, which programs explain, instead of
+// EOVERFLOW, which they do not), and the user is told once per list how to make it theirs.
+void add_config_unmapped(Builder& b, const std::string& at) {
+  const auto& v = b.f.ipc.config_unmapped;
+  const std::string host = dot_config_host(b.f);
+  if (v.empty() || host.empty()) return;
+  std::string list, fix;
+  bool other_owner = false;
+  for (const auto& e : v) {
+    const std::string dst = at + "/" + e.rel;
+    b.ro(host + "/" + e.rel, dst);
+    b.soft_binds.insert(dst);
+    list += "\n  " + shown(dst) + " (" + (e.dir ? "dir" : "file") + ", owner " + std::to_string(e.uid) + ", group " +
+            std::to_string(e.gid) + ")";
+    fix += " " + shell_word_shown(dst);
+    other_owner = other_owner || e.uid != b.f.uid;
+  }
+  if (b.f.ipc.config_unmapped_more)
+    list += "\n  and " + std::to_string(b.f.ipc.config_unmapped_more) + " more, left as they are (writes there fail with EOVERFLOW)";
+  const size_t n = v.size() + b.f.ipc.config_unmapped_more;
+  std::string w = std::to_string(n) + (n == 1 ? " entry" : " entries") + " in " + shown(at) +
+                  (n == 1 ? " belongs" : " belong") + " to another user or group than yours (" + std::to_string(b.f.uid) + ":" +
+                  std::to_string(b.f.gid) + "). The sandbox's user namespace cannot map them, so the kernel's " +
+                  "overlayfs cannot copy them up and a write to or into them fails with EOVERFLOW (\"Value too " +
+                  "large for defined data type\"). They are read-only inside instead (nothing reaches the host " +
+                  "either way):" + list + "\nTo make them write-discarding like the rest of ~/.config, make them yours:\n  " +
+                  (other_owner ? "sudo " : "") + "chown -R " + std::to_string(b.f.uid) + ":" + std::to_string(b.f.gid) + fix;
+  if (b.f.ipc.config_unmapped_told || b.f.ipc.config_unmapped_marker.empty()) {
+    // Said once per list (the marker in blaude's cache, hidden from the sandbox): --dry-run
+    // shows the binds, the log the list.
+    if (!b.f.ipc.config_unmapped_told) b.p.warnings.push_back(w);
+    return;
+  }
+  b.p.warnings.push_back(w + "\n(said once for this list)");
+  for (const std::string& d : {b.home(".cache"), b.f.ipc.cache_dir})
+    b.p.preparations.push_back({HostPrep::Kind::MakeDir, d, 0700, "", false, "blaude's cache"});
+  b.p.preparations.push_back({HostPrep::Kind::ReplaceFile, b.f.ipc.config_unmapped_marker, 0600,
+                              config_unmapped_text(v, b.f.ipc.config_unmapped_more), false,
+                              "the ~/.config ownership warning is shown once per list"});
 }
 
 void add_confinement(Builder& b) {

@@ -97,6 +97,14 @@ struct ExeFact {
   std::string package_root;
 };
 
+// One ~/.config entry overlayfs cannot copy up in the sandbox's user namespace.
+struct ConfigUnmapped {
+  std::string rel;  // below the canonical ~/.config
+  uid_t uid = 0;
+  gid_t gid = 0;
+  bool dir = false;
+};
+
 // Host IPC and the confinement blaude can apply itself (probe_ipc.cpp).
 struct IpcFacts {
   int landlock_abi = 0;           // 6+: abstract unix sockets and signals can be scoped
@@ -111,6 +119,16 @@ struct IpcFacts {
   std::string state_dir;          // blaude's own: $XDG_STATE_HOME/blaude (the log)
   std::map<std::string, std::string> gpg_dirs;  // `gpgconf --list-dirs` (only under --git)
   std::string gpg_problem;        // why gpgconf gave nothing
+  // ~/.config entries whose owner or group the sandbox's user namespace does not map (anything
+  // but the user's own uid and primary gid), relative to the canonical ~/.config, topmost only
+  // (nothing below a listed dir), breadth first: overlayfs refuses to copy one up (EOVERFLOW),
+  // so the plan binds them read-only on the overlay (scan_config_unmapped). Only looked for where
+  // ~/.config is an overlay (bwrap 0.9+ or blaude's own).
+  std::vector<ConfigUnmapped> config_unmapped;
+  size_t config_unmapped_more = 0;     // found past kConfigUnmappedMax: not bound, counted
+  bool config_unmapped_truncated = false;  // the scan stopped at kConfigScanEntries
+  bool config_unmapped_told = false;   // the marker says this very list was reported before
+  std::string config_unmapped_marker;  // ~/.cache/blaude/config-unmapped-UID
 };
 
 // The user's own sockets anywhere in /tmp down to 3 levels (probe_ipc.cpp scan_user_sockets):

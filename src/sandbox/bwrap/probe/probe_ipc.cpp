@@ -11,6 +11,7 @@
 
 #include "common/dir_list.hpp"
 #include "common/paths.hpp"
+#include "common/shown.hpp"
 #include "common/subprocess.hpp"
 #include "common/file_io.hpp"
 #include "common/log.hpp"
@@ -304,6 +305,84 @@ void identify_ipc_guards(HostFacts& f) {
       for (const auto& r : *list) identify(f.ws.ids, cfg + "/" + r);
 }
 
+void scan_config_unmapped(IpcFacts& ipc, const std::string& root, uid_t uid, gid_t gid, size_t max_entries,
+                          size_t max_kept) {
+  ipc.config_unmapped.clear();
+  ipc.config_unmapped_more = 0;
+  ipc.config_unmapped_truncated = false;
+  std::deque<std::string> queue{std::string()};
+  DirBuffer buf(64 * 1024);
+  size_t seen = 0;
+  while (!queue.empty()) {
+    const std::string rel = std::move(queue.front());
+    queue.pop_front();
+    UniqueFd fd(::open((rel.empty() ? root : root + "/" + rel).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd) continue;  // unreadable or gone: nothing below it can be listed
+    std::vector<std::string> names;
+    for_each_dir_entry(fd.get(), buf, [&](const char* n, unsigned char) { names.emplace_back(n); });
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names) {
+      if (seen++ >= max_entries) {
+        ipc.config_unmapped_truncated = true;
+        return;
+      }
+      if (rel.empty() && (n == "git" || n == "blaude")) continue;
+      struct stat st;
+      if (::fstatat(fd.get(), n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      const bool dir = S_ISDIR(st.st_mode);
+      if (!dir && !S_ISREG(st.st_mode)) continue;  // links are bound through; sockets, fifos: no data to write
+      std::string r = rel.empty() ? n : rel + "/" + n;
+      // Another user's file that only its owner may write (sudo's root:root 0644): a write is
+      // refused before any copy-up (EACCES, as on the host), and removing it copies nothing up
+      // (a whiteout in its parent): a read-only bind would only make `rm` fail (EBUSY).
+      if (!dir && st.st_uid != uid && !(st.st_mode & (S_IWGRP | S_IWOTH))) continue;
+      if (st.st_uid != uid || st.st_gid != gid) {
+        if (ipc.config_unmapped.size() < max_kept)
+          ipc.config_unmapped.push_back({std::move(r), st.st_uid, st.st_gid, dir});
+        else
+          ++ipc.config_unmapped_more;
+      } else if (dir) {
+        queue.push_back(std::move(r));
+      }
+    }
+  }
+}
+
+std::string config_unmapped_text(const std::vector<ConfigUnmapped>& v, size_t more) {
+  std::string t;
+  for (const auto& e : v)
+    t += shown(e.rel) + " " + std::to_string(e.uid) + ":" + std::to_string(e.gid) + (e.dir ? " dir" : "") + "\n";
+  if (more) t += "+" + std::to_string(more) + "\n";
+  return t;
+}
+
+namespace {
+// Where ~/.config is an overlay: its entries that overlay cannot copy up, as PathFacts (so that
+// the mount checks hold their read-only binds to what was seen), and whether the user was told.
+void probe_config_unmapped(HostFacts& f) {
+  const std::string host = dot_config_host(f);
+  if (host.empty()) return;
+  scan_config_unmapped(f.ipc, host, f.uid, f.gid);
+  if (f.ipc.config_unmapped_truncated)
+    spdlog::info("~/.config: the scan for entries of another owner or group stopped after {} entries", kConfigScanEntries);
+  for (const auto& e : f.ipc.config_unmapped) {
+    const std::string p = host + "/" + e.rel;
+    PathFact pf;
+    pf.lkind = pf.kind = e.dir ? Kind::Dir : Kind::File;
+    pf.real = p;
+    f.paths.emplace(p, pf);
+  }
+  if (f.ipc.config_unmapped.empty()) return;
+  spdlog::info("~/.config: {} entries overlayfs cannot copy up here (owner or group not {}:{}), read-only inside:\n{}",
+               f.ipc.config_unmapped.size() + f.ipc.config_unmapped_more, f.uid, f.gid,
+               config_unmapped_text(f.ipc.config_unmapped, f.ipc.config_unmapped_more));
+  if (f.ipc.cache_dir.empty()) return;
+  f.ipc.config_unmapped_marker = f.ipc.cache_dir + "/config-unmapped-" + std::to_string(f.uid);
+  f.ipc.config_unmapped_told = read_small_file(f.ipc.config_unmapped_marker, 64 * 1024, Follow::No).value_or("") ==
+                               config_unmapped_text(f.ipc.config_unmapped, f.ipc.config_unmapped_more);
+}
+}  // namespace
+
 void probe_ipc(HostFacts& f, const SandboxRequest& req) {
   f.ipc.landlock_abi = landlock_abi();
   struct stat st;
@@ -332,6 +411,9 @@ void probe_ipc(HostFacts& f, const SandboxRequest& req) {
     for (const auto* list : {&kConfigLoginDirs, &kConfigAppDirs})
       for (const auto& r : *list) f.paths.emplace(f.home + "/.config/" + r, probe_path(f.home + "/.config/" + r));
   f.paths.emplace(f.home + "/.config", probe_path(f.home + "/.config"));
+  // BLAUDE_CONFIG_UNMAPPED=off: the overlay alone, as before (the test's control).
+  if ((f.overlay || f.ipc.own_overlay) && !req.allow_protected_writes && f.env_or("BLAUDE_CONFIG_UNMAPPED") != "off")
+    probe_config_unmapped(f);
   scan_tmp(f);
   if (req.git) probe_gpg(f);
 }

@@ -35,6 +35,26 @@ std::string own_dir_host(const HostFacts& f, const std::string& dir);
 // The canonical ~/.config ("" when it is no dir). Pure over f.paths.
 std::string dot_config_host(const HostFacts& f);
 
+// The ~/.config entries overlayfs cannot copy up inside the sandbox (IpcFacts::config_unmapped).
+// The kernel checks, before any copy-up, that the lower entry's owner and group both have a
+// mapping in the caller's user namespace (fs/overlayfs/copy_up.c ovl_copy_up_one; commit
+// 4f11ada10d0a "ovl: fail on invalid uid/gid mapping at copy up", Linux 6.2 and stable), and refuses
+// with EOVERFLOW otherwise; an unprivileged user namespace maps only the user's own uid and gid.
+// So a write to such a file, a new entry in such a dir (or anywhere below it: its parents are
+// copied up first), a chmod or a rename fails inside with "Value too large for defined data
+// type", while reads and listings work. Bounds: kConfigScanEntries entries looked at (breadth
+// first, names sorted), kConfigUnmappedMax kept (each is a mount), the rest counted.
+inline constexpr size_t kConfigScanEntries = 2048;
+inline constexpr size_t kConfigUnmappedMax = 32;
+// Walks the canonical dir `root` (not following links; ~/.config's own git and blaude are
+// skipped, both read-only anyway) for dirs and regular files not owned by uid:gid, topmost only;
+// not another user's file that neither its group nor others may write (a write is refused with
+// EACCES before any copy-up, as on the host; removing it copies nothing up).
+void scan_config_unmapped(IpcFacts& ipc, const std::string& root, uid_t uid, gid_t gid,
+                          size_t max_entries = kConfigScanEntries, size_t max_kept = kConfigUnmappedMax);
+// What the one-time marker holds for that list: one shown() line per entry, with its ids.
+std::string config_unmapped_text(const std::vector<ConfigUnmapped>& v, size_t more);
+
 // After the workspace scan: the identities (f.ws.ids) the protect layout checks blaude's own
 // config dir and the ~/.config fallback pins against.
 void identify_ipc_guards(HostFacts& f);
