@@ -84,12 +84,17 @@ AddressClass classify(const Address& in) {
   const Address a = embedded_v4_or_self(in);
   const auto& b = a.bytes;
   if (a.v4()) {
+    auto is = [&](uint8_t x, uint8_t y, uint8_t z, uint8_t w) { return b[0] == x && b[1] == y && b[2] == z && b[3] == w; };
+    if (is(169, 254, 169, 254) || is(169, 254, 170, 2) || is(100, 100, 100, 200)) return AddressClass::Metadata;
     if (b[0] == 127) return AddressClass::Loopback;
     if (b[0] == 0) return AddressClass::Unspecified;
     if (in_v4(a, 169, 16, 254)) return AddressClass::LinkLocal;
     if (b[0] == 255 && b[1] == 255 && b[2] == 255 && b[3] == 255) return AddressClass::Multicast;
     if (in_v4(a, 224, 4)) return AddressClass::Multicast;
     if (in_v4(a, 240, 4)) return AddressClass::Reserved;
+    if ((b[0] == 192 && b[1] == 0 && (b[2] == 0 || b[2] == 2)) || (b[0] == 198 && (b[1] & 0xfe) == 18) ||
+        (b[0] == 198 && b[1] == 51 && b[2] == 100) || (b[0] == 203 && b[1] == 0 && b[2] == 113))
+      return AddressClass::Reserved;
     if (b[0] == 10 || in_v4(a, 172, 12, 16) || in_v4(a, 192, 16, 168) || in_v4(a, 100, 10, 64))
       return AddressClass::Private;
     return AddressClass::Public;
@@ -98,7 +103,13 @@ AddressClass classify(const Address& in) {
   if (all_zero(a, 0, 15) && b[15] == 1) return AddressClass::Loopback;
   if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) return AddressClass::LinkLocal;
   if (b[0] == 0xff) return AddressClass::Multicast;
+  // fd00:ec2::254
+  if (b[0] == 0xfd && b[1] == 0x00 && b[2] == 0x0e && b[3] == 0xc2 && all_zero(a, 4, 14) && b[14] == 0x02 && b[15] == 0x54)
+    return AddressClass::Metadata;
   if ((b[0] & 0xfe) == 0xfc) return AddressClass::Private;
+  if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0d && b[3] == 0xb8) return AddressClass::Reserved;
+  if (b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b && b[4] == 0x00 && b[5] == 0x01)
+    return AddressClass::Private;
   return AddressClass::Public;
 }
 
@@ -110,7 +121,9 @@ const char* class_name(AddressClass c) {
     case AddressClass::LinkLocal: return "link-local";
     case AddressClass::Unspecified: return "unspecified";
     case AddressClass::Multicast: return "multicast";
-    case AddressClass::Reserved: return "reserved";
+    case AddressClass::Reserved: return "special-use";
+    case AddressClass::Metadata: return "cloud metadata";
+    case AddressClass::HostLocal: return "this host's own";
   }
   return "?";
 }

@@ -37,12 +37,18 @@ Address embedded_v4_or_self(const Address& a);
 // see decision.hpp for which rule allows which class.
 enum class AddressClass : uint8_t {
   Public,
-  Private,      // 10/8, 172.16/12, 192.168/16, 100.64/10 (CGNAT), fc00::/7 (ULA)
+  Private,      // 10/8, 172.16/12, 192.168/16, 100.64/10 (CGNAT), fc00::/7 (ULA), 64:ff9b:1::/48
+                // (local-use NAT64)
   Loopback,     // 127/8, ::1
   LinkLocal,    // 169.254/16 (cloud metadata lives here), fe80::/10
   Unspecified,  // 0/8, ::  (connect to 0.0.0.0 reaches the local host)
   Multicast,    // 224/4, ff00::/8, 255.255.255.255
-  Reserved,     // 240/4
+  Reserved,     // 240/4; the special-use ranges: 192.0.0.0/24 (protocol assignments), 198.18.0.0/15
+                // (benchmarking), the documentation ranges 192.0.2.0/24, 198.51.100.0/24,
+                // 203.0.113.0/24 and 2001:db8::/32
+  Metadata,     // the clouds' instance metadata services: 169.254.169.254, 169.254.170.2 (ECS),
+                // 100.100.100.200 (Alibaba), fd00:ec2::254 (AWS over IPv6)
+  HostLocal,    // never from classify(): an address of this host's own interfaces (decision.hpp)
 };
 AddressClass classify(const Address& a);
 const char* class_name(AddressClass c);  // "loopback", "link-local", ...

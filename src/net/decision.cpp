@@ -1,5 +1,7 @@
 #include "net/decision.hpp"
 
+#include <algorithm>
+
 namespace blaude::net {
 
 namespace {
@@ -47,6 +49,21 @@ Strength needed(AddressClass c) {
   }
 }
 
+AddressClass class_of(const Policy& pol, const Address& a) {
+  const Address v = embedded_v4_or_self(a);
+  for (const Address& h : pol.host_addresses)
+    if (embedded_v4_or_self(h) == v) return AddressClass::HostLocal;
+  return classify(a);
+}
+
+// A name whose inward answer no DNS server chose. Never for 0.0.0.0 (ad-blocking hosts files
+// send names there, and a connect to it reaches this host), multicast or special-use.
+bool trusted_name(const Policy& pol, const std::string& name, AddressClass c) {
+  if (c == AddressClass::Unspecified || c == AddressClass::Multicast || c == AddressClass::Reserved) return false;
+  if (name == "localhost") return c == AddressClass::Loopback || c == AddressClass::HostLocal;
+  return std::binary_search(pol.hosts_file_names.begin(), pol.hosts_file_names.end(), name);
+}
+
 }  // namespace
 
 NameDecision decide_name(const Policy& policy, const Target& t) {
@@ -82,12 +99,22 @@ AddressDecision decide_addresses(const Policy& policy, const Target& t, const Na
   }
   Strength have = match(policy.rules[size_t(name.rule)].pattern, t);
   for (const Address& a : resolved) {
-    AddressClass c = classify(a);
-    if (have >= needed(c) || address_named(policy, a, t.port)) continue;
-    std::string what = std::string(c == AddressClass::Unspecified ? "an " : "a ") + class_name(c) + " address";
-    d.reason = t.host.is_ip() ? destination_text(t.host, t.port) + " is " + what + " and needs its own rule"
-                              : t.host.name + " resolves to " + format_address(a) + ", " + what +
-                                    ", which needs a rule naming that host";
+    const AddressClass c = class_of(policy, a);
+    if (address_named(policy, a, t.port)) continue;
+    if (c == AddressClass::Public && have >= Strength::Any) continue;
+    // An IP literal: only a rule for it (address_named) or, for a public one, any rule.
+    if (c != AddressClass::Public && !t.host.is_ip() && trusted_name(policy, t.host.name, c) && have >= needed(c))
+      continue;
+    const std::string what = c == AddressClass::HostLocal    ? "an address of this host"
+                             : c == AddressClass::Unspecified ? "an unspecified address"
+                                                              : std::string("a ") + class_name(c) + " address";
+    if (t.host.is_ip()) {
+      d.reason = destination_text(t.host, t.port) + " is " + what + " and needs its own rule";
+    } else {
+      d.reason = t.host.name + " resolves to " + format_address(a) + ", " + what + ", which needs a rule for " +
+                 (t.host.name == "localhost" ? "localhost" : "that address");
+      if (t.host.name != "localhost") d.hint = "--allow-domain " + format_host_part(a) + ":" + std::to_string(t.port);
+    }
     return d;
   }
   d.allowed = true;

@@ -2,11 +2,15 @@
 // Two steps, because DNS sits between them:
 //   1. decide_name: before any lookup. A refused name is never resolved, so the host's resolver
 //      cannot be used as a side channel (no DNS exfiltration through the proxy).
-//   2. decide_addresses: on what the name resolved to. A destination that is not a public
-//      address needs a rule that names it: loopback, link-local, unspecified, multicast and
-//      reserved addresses need an exact host name or the IP literal; private (RFC 1918, CGNAT,
-//      ULA) addresses need at least a domain rule (*.corp.example). `*` reaches only the public
-//      internet. One bad address refuses the whole name, so a rebinding answer cannot mix in.
+//   2. decide_addresses: on what the name resolved to, by the address's class (address.hpp).
+//      `*` and domain rules reach public addresses only. Any other class (private, loopback,
+//      link-local, cloud metadata, special-use, unspecified, multicast, and every address of the
+//      host's own interfaces, which is loopback by another name) is reached only by a rule naming
+//      that IP (`--allow-domain 10.1.2.3`), or by a name the resolver cannot have been made to
+//      answer: `localhost` to a loopback address, or a name /etc/hosts answers (with an exact rule;
+//      a private address of a hosts-file name: a domain rule is enough). A DNS answer pointing a
+//      permitted name inward (rebinding, a planted record) is refused. One bad address refuses
+//      the whole name, so a rebinding answer cannot mix in.
 #pragma once
 #include <cstdint>
 #include <span>
@@ -29,6 +33,11 @@ struct Rule {
 
 struct Policy {
   std::vector<Rule> rules;
+  // What the host says of itself, filled by the proxy (net/host_view.hpp), not by the rules:
+  // the addresses of its interfaces (judged as AddressClass::HostLocal), and the names its
+  // hosts file answers (lower case, sorted: parse_hosts_file).
+  std::vector<Address> host_addresses;
+  std::vector<std::string> hosts_file_names;
 };
 
 struct Target {
@@ -47,6 +56,7 @@ NameDecision decide_name(const Policy& policy, const Target& t);
 struct AddressDecision {
   bool allowed = false;
   std::string reason;
+  std::string hint;  // refused: the flag that would allow it, when not allow_hint(t)'s
 };
 
 // `name` is the result of decide_name for the same target (allowed). For an IP-literal target,

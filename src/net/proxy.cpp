@@ -1,5 +1,7 @@
 #include "net/proxy.hpp"
 
+#include "net/host_view.hpp"
+
 #include <netinet/in.h>
 #include <spdlog/spdlog.h>
 
@@ -96,7 +98,7 @@ private:
   void drop_attempt();
   void abandon_resolve();
   void tunnel();
-  void refuse(const std::string& reason);
+  void refuse(const std::string& reason, const std::string& hint = "");
   void fail(int http_status, uint8_t socks_code, const std::string& reason);
   void answer(std::string bytes);
   void arm(uint64_t ms);
@@ -270,9 +272,19 @@ void ProxyConn::abandon_resolve() {
   gai_ = nullptr;
 }
 
+void Proxy::refresh_host_view() {
+  const uint64_t now = uv_now(loop_);
+  if (host_view_ && now - host_view_ms_ < 2000) return;
+  policy_.host_addresses = host_interface_addresses();
+  policy_.hosts_file_names = hosts_file_names();
+  host_view_ms_ = now;
+  host_view_ = true;
+}
+
 void ProxyConn::check_addresses() {
+  px_.refresh_host_view();
   AddressDecision d = decide_addresses(px_.policy_, dest_, name_, addrs_);
-  if (!d.allowed) return refuse(d.reason);
+  if (!d.allowed) return refuse(d.reason, d.hint);
   connect_next();
 }
 
@@ -343,12 +355,13 @@ void ProxyConn::tunnel() {
   splice_->start(std::move(to_up), std::move(to_client));
 }
 
-void ProxyConn::refuse(const std::string& reason) {
+void ProxyConn::refuse(const std::string& reason, const std::string& hint) {
   px_.tally_.add(dest_text_);
   ++px_.stats_.refused;
   spdlog::info("net: refused {} {}: {}", proto_name(), dest_text_, reason);
   if (proto_ == Proto::Socks) return answer(s5::reply(s5::kNotAllowed));
-  answer(http_response(403, "blaude: " + reason + "; allow with " + allow_hint(dest_), "blocked-by-allowlist"));
+  answer(http_response(403, "blaude: " + reason + "; allow with " + (hint.empty() ? allow_hint(dest_) : hint),
+                       "blocked-by-allowlist"));
 }
 
 void ProxyConn::fail(int http_status, uint8_t socks_code, const std::string& reason) {

@@ -60,6 +60,11 @@ private:
   static void on_connection(uv_stream_t* server, int status);
   void release(ProxyConn* c);
   void maybe_closed();
+  // The host's own addresses and hosts-file names in policy_, re-read when older than 2 s (an
+  // interface gains an address, the user edits /etc/hosts).
+  void refresh_host_view();
+  uint64_t host_view_ms_ = 0;
+  bool host_view_ = false;
 
   uv_loop_t* loop_;
   Policy policy_;

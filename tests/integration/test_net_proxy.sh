@@ -104,10 +104,10 @@ ll=$(bl --allow-domain '*' --exec curl -s --noproxy '' -w ' %{http_code}' "http:
 ok_lo=$(bl --allow-domain "localhost:$WEB_PORT" --exec curl -s --noproxy '' "http://localhost:$WEB_PORT/named" 2>/dev/null)
 set -e
 check_eq "* does not reach a name that resolves to loopback (403, reason named)" \
-  "blaude: localhost resolves to 127.0.0.1, a loopback address, which needs a rule naming that host; allow with --allow-domain localhost:$WEB_PORT
+  "blaude: localhost resolves to 127.0.0.1, a loopback address, which needs a rule for localhost; allow with --allow-domain localhost:$WEB_PORT
  403" "$lo"
-check_eq "* does not reach the link-local metadata address" \
-  "blaude: 169.254.169.254:80 is a link-local address and needs its own rule; allow with --allow-domain 169.254.169.254:80
+check_eq "* does not reach the cloud metadata address" \
+  "blaude: 169.254.169.254:80 is a cloud metadata address and needs its own rule; allow with --allow-domain 169.254.169.254:80
  403" "$ll"
 check_eq "control: the name allowed explicitly reaches the host's loopback" "body:/named" "$ok_lo"
 

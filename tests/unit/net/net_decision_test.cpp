@@ -4,6 +4,7 @@
 
 #include "catch.hpp"
 #include "net/decision.hpp"
+#include "net/host_view.hpp"
 
 using namespace blaude::net;
 
@@ -85,34 +86,71 @@ TEST_CASE("net decision: a name that resolves to a refused address", "[net]") {
   Policy any = policy({"*"});
   auto r = decide(any, "localhost:8080", {"127.0.0.1", "::1"});
   CHECK_FALSE(r.allowed);
-  CHECK(r.reason == "localhost resolves to 127.0.0.1, a loopback address, which needs a rule naming that host");
+  CHECK(r.reason == "localhost resolves to 127.0.0.1, a loopback address, which needs a rule for localhost");
+  auto inward = decide_addresses(policy({"api.example.com"}), target("api.example.com:443"),
+                                 decide_name(policy({"api.example.com"}), target("api.example.com:443")),
+                                 std::vector<Address>{*parse_address("10.0.0.7")});
+  CHECK(inward.reason == "api.example.com resolves to 10.0.0.7, a private address, which needs a rule for that address");
+  CHECK(inward.hint == "--allow-domain 10.0.0.7:443");
   CHECK_FALSE(decide(any, "metadata.evil:80", {"169.254.169.254"}).allowed);
   CHECK_FALSE(decide(policy({"*.evil.example"}), "a.evil.example:80", {"127.0.0.2"}).allowed);
   // One bad address refuses the whole answer (DNS rebinding).
   CHECK_FALSE(decide(any, "mixed.example:443", {"93.184.216.34", "127.0.0.1"}).allowed);
   CHECK_FALSE(decide(any, "mapped.example:443", {"::ffff:127.0.0.1"}).allowed);
   CHECK(decide(any, "v6.example:443", {"2606:4700::1111"}).allowed);
-  // Explicit: the exact name, or the address itself.
+  // localhost by its rule; any other name only where the address itself has a rule.
   CHECK(decide(policy({"localhost:8080"}), "localhost:8080", {"127.0.0.1", "::1"}).allowed);
   CHECK(decide(policy({"*", "localhost"}), "localhost:8080", {"127.0.0.1"}).allowed);
   CHECK(decide(policy({"*.evil.example", "127.0.0.2"}), "a.evil.example:80", {"127.0.0.2"}).allowed);
   CHECK_FALSE(decide(policy({"*.evil.example", "127.0.0.2:81"}), "a.evil.example:80", {"127.0.0.2"}).allowed);
-  // Private addresses: a domain rule is enough, * is not.
-  CHECK(decide(policy({"*.corp.example"}), "git.corp.example:443", {"10.1.2.3"}).allowed);
+  // An exact rule for a name DNS points inward is not enough: the resolver may be the attacker's.
+  CHECK_FALSE(decide(policy({"api.example.com"}), "api.example.com:443", {"127.0.0.1"}).allowed);
+  CHECK_FALSE(decide(policy({"api.example.com"}), "api.example.com:443", {"10.0.0.7"}).allowed);
+  CHECK_FALSE(decide(policy({"api.example.com"}), "api.example.com:443", {"169.254.169.254"}).allowed);
+  // Private addresses: a rule for the address (a domain rule or * is not enough).
+  CHECK_FALSE(decide(policy({"*.corp.example"}), "git.corp.example:443", {"10.1.2.3"}).allowed);
+  CHECK(decide(policy({"*.corp.example", "10.1.2.3"}), "git.corp.example:443", {"10.1.2.3"}).allowed);
   CHECK_FALSE(decide(any, "git.corp.example:443", {"10.1.2.3"}).allowed);
   // Nothing resolved.
   CHECK(decide(any, "none.example:443", {}).reason == "none.example has no address");
 }
 
-TEST_CASE("net decision: the strongest matching rule counts", "[net]") {
-  Policy p = policy({"*", "*.corp.example", "db.corp.example"});
-  Target t = target("db.corp.example:5432");
-  NameDecision n = decide_name(p, t);
-  REQUIRE(n.allowed);
-  CHECK(n.rule == 2);
-  CHECK(decide(p, "db.corp.example:5432", {"127.0.0.1"}).allowed);
-  CHECK_FALSE(decide(p, "web.corp.example:80", {"127.0.0.1"}).allowed);
-  CHECK(decide(p, "web.corp.example:80", {"192.168.0.9"}).allowed);
+TEST_CASE("net decision: names the hosts file answers may point inward", "[net]") {
+  Policy p = policy({"dev.local", "*.corp.example", "*", "ads.example", "multi.example"});
+  p.hosts_file_names = parse_hosts_file("127.0.0.2 dev.local\n10.1.2.3 git.corp.example # corp\n"
+                                        "0.0.0.0 ads.example\n169.254.5.5 multi.example\n");
+  CHECK(decide(p, "dev.local:3000", {"127.0.0.2"}).allowed);          // exact rule, hosts file
+  CHECK(decide(p, "git.corp.example:443", {"10.1.2.3"}).allowed);     // private: a domain rule
+  CHECK_FALSE(decide(policy({"*"}), "git.corp.example:443", {"10.1.2.3"}).allowed);  // control: no hosts file
+  CHECK_FALSE(decide(p, "ads.example:443", {"0.0.0.0"}).allowed);     // never 0.0.0.0
+  CHECK(decide(p, "multi.example:80", {"169.254.5.5"}).allowed);      // link-local: exact rule
+  Policy star = policy({"*"});
+  star.hosts_file_names = p.hosts_file_names;
+  CHECK_FALSE(decide(star, "dev.local:3000", {"127.0.0.2"}).allowed);  // * reaches no inward address
+  CHECK_FALSE(decide(star, "git.corp.example:443", {"10.1.2.3"}).allowed);
+}
+
+TEST_CASE("net decision: the host's own addresses are loopback by another name", "[net]") {
+  Policy any = policy({"*"});
+  any.host_addresses = {*parse_address("203.0.114.5"), *parse_address("2606:4700::5")};
+  // The host's public address: * reaches every public address but this one.
+  CHECK(decide(policy({"*"}), "203.0.114.5:22").allowed);  // control: not the host's
+  auto r = decide(any, "203.0.114.5:22");
+  CHECK_FALSE(r.allowed);
+  CHECK(r.reason == "203.0.114.5:22 is an address of this host and needs its own rule");
+  CHECK_FALSE(decide(any, "[::ffff:203.0.114.5]:22").allowed);
+  CHECK_FALSE(decide(any, "me.example:443", {"2606:4700::5"}).allowed);
+  CHECK(decide(any, "other.example:443", {"2606:4700::6"}).allowed);
+  Policy named = policy({"*", "203.0.114.5:22"});
+  named.host_addresses = any.host_addresses;
+  CHECK(decide(named, "203.0.114.5:22").allowed);
+}
+
+TEST_CASE("net decision: the hosts file's names", "[net]") {
+  auto n = parse_hosts_file("127.0.0.1\tlocalhost Localhost.Localdomain\n# 1.2.3.4 commented\n"
+                            "::1 ip6-localhost # trailing\nnot-an-ip name\n 10.0.0.1   a  b \r\n\n1.2.3.4\n");
+  CHECK(n == std::vector<std::string>{"a", "b", "ip6-localhost", "localhost", "localhost.localdomain"});
+  CHECK(parse_hosts_file("1.1.1.1 a b c d", 2).size() == 2);
 }
 
 TEST_CASE("net decision: describe lists rules with their source", "[net]") {

@@ -119,7 +119,12 @@ TEST_CASE("net address: classes", "[net]") {
   CHECK(cls("::ffff:127.0.0.1") == AddressClass::Loopback);
   CHECK(cls("::127.0.0.1") == AddressClass::Loopback);
   CHECK(cls("64:ff9b::7f00:1") == AddressClass::Loopback);
-  CHECK(cls("169.254.169.254") == AddressClass::LinkLocal);
+  CHECK(cls("169.254.169.254") == AddressClass::Metadata);
+  CHECK(cls("169.254.170.2") == AddressClass::Metadata);
+  CHECK(cls("100.100.100.200") == AddressClass::Metadata);
+  CHECK(cls("fd00:ec2::254") == AddressClass::Metadata);
+  CHECK(cls("::ffff:169.254.169.254") == AddressClass::Metadata);
+  CHECK(cls("169.254.1.1") == AddressClass::LinkLocal);
   CHECK(cls("fe80::1") == AddressClass::LinkLocal);
   CHECK(cls("febf::1") == AddressClass::LinkLocal);
   CHECK(cls("0.0.0.0") == AddressClass::Unspecified);
@@ -138,7 +143,13 @@ TEST_CASE("net address: classes", "[net]") {
   CHECK(cls("fd00::1") == AddressClass::Private);
   CHECK(cls("8.8.8.8") == AddressClass::Public);
   CHECK(cls("2606:4700::1111") == AddressClass::Public);
-  CHECK(cls("192.0.2.2") == AddressClass::Public);
+  // The special-use ranges (RFC 6890): protocol assignments, benchmarking, documentation.
+  for (const char* a : {"192.0.0.8", "192.0.2.2", "198.18.0.1", "198.19.255.255", "198.51.100.7", "203.0.113.9",
+                        "2001:db8::1"})
+    CHECK(cls(a) == AddressClass::Reserved);
+  for (const char* a : {"192.0.1.1", "198.17.255.255", "198.20.0.1", "198.51.101.1", "203.0.114.1", "2001:db9::1"})
+    CHECK(cls(a) == AddressClass::Public);
+  CHECK(cls("64:ff9b:1::a00:1") == AddressClass::Private);  // local-use NAT64
   CHECK_FALSE(parse_address("1.2.3"));
   CHECK_FALSE(parse_address("::1%lo"));
   CHECK_FALSE(parse_address("1.2.3.4.5"));
