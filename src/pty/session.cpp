@@ -75,6 +75,25 @@ private:
 
   size_t out_load() const { return out_q_.size() + pending_.size(); }
 
+  // The session's lifecycle, one phase at a time (as net/proxy.cpp's ProxyConn::State). The
+  // child's end and the master's end come in either order; the terminal's two directions
+  // (term_in_eof_, term_out_dead_) can end in any phase and are kept beside it.
+  //
+  //   Running ──child reaped──▶ ChildGone ──master EOF / idle / drain_max──▶ Flushing ──▶ Closed
+  //      └─────master EOF───▶ MasterGone ──child reaped──────────────────────▲   (output written
+  //                                                                              or given up)
+  enum class Phase {
+    Running,     // the child runs; both directions move
+    ChildGone,   // the child was reaped; the master is drained until idle (on_tick)
+    MasterGone,  // the master reached EOF (every slave holder gone); waiting for the child
+    Flushing,    // both gone: the rest of the output goes to the terminal
+    Closed,      // the handles are closed; the loop ends
+  };
+  static const char* phase_name(Phase p);
+  void enter(Phase next);
+  bool master_open() const { return phase_ == Phase::Running || phase_ == Phase::ChildGone; }
+  bool child_alive() const { return phase_ == Phase::Running || phase_ == Phase::MasterGone; }
+
   SessionConfig cfg_;
   SessionLimits lim_;
   uv_loop_t loop_{};
@@ -93,16 +112,13 @@ private:
   bool shared_logged_ = false;
   SignalPipe& sigs_;
 
-  bool master_eof_ = false;
+  Phase phase_ = Phase::Running;
   bool out_throttled_ = false;
   bool in_throttled_ = false;
   bool out_blocked_ = false;    // last terminal write hit EAGAIN
   bool master_blocked_ = false; // last master write hit EAGAIN
   bool term_in_eof_ = false;
   bool term_out_dead_ = false;
-  bool child_done_ = false;
-  bool finishing_ = false;
-  bool closed_ = false;
   int status_ = 0;
   uint64_t last_master_data_ = 0;
   uint64_t drain_active_ms_ = 0;
@@ -186,9 +202,25 @@ void Session::start_handles() {
   }
 }
 
+const char* Session::phase_name(Phase p) {
+  switch (p) {
+    case Phase::Running: return "running";
+    case Phase::ChildGone: return "child gone";
+    case Phase::MasterGone: return "master gone";
+    case Phase::Flushing: return "flushing";
+    case Phase::Closed: return "closed";
+  }
+  return "?";
+}
+
+// The only place phase_ changes. Entering Flushing starts the terminal's stall clock.
+void Session::enter(Phase next) {
+  spdlog::trace("session: {} -> {}", phase_name(phase_), phase_name(next));
+  phase_ = next;
+  if (next == Phase::Flushing) last_flush_progress_ = uv_now(&loop_);
+}
+
 void Session::close_handles() {
-  if (closed_) return;
-  closed_ = true;
   auto close = [](auto* h) {
     if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(h)))
       uv_close(reinterpret_cast<uv_handle_t*>(h), nullptr);
@@ -205,7 +237,7 @@ void Session::close_handles() {
 }
 
 void Session::update_polls() {
-  if (closed_) return;
+  if (phase_ == Phase::Closed) return;
   // Backpressure with hysteresis on both directions.
   if (out_load() >= lim_.out_high) out_throttled_ = true;
   else if (out_load() <= lim_.out_low) out_throttled_ = false;
@@ -213,7 +245,7 @@ void Session::update_polls() {
   else if (in_q_.size() <= lim_.in_low) in_throttled_ = false;
 
   unsigned m = 0;
-  if (!master_eof_) {
+  if (master_open()) {
     // While the terminal is full and enough is queued for its next writes, the master is read
     // when the terminal has room again (on_term), not on its own wake-up: one wake-up per
     // chunk instead of two (an idle VM pays an IPI and a halt exit for each).
@@ -222,7 +254,7 @@ void Session::update_polls() {
     if (!in_q_.empty() && master_blocked_) m |= UV_WRITABLE;
   }
   // Once the child is gone, keystrokes belong to whatever reads the terminal after blaude.
-  bool want_input = !term_in_eof_ && !in_throttled_ && !child_done_ && !master_eof_;
+  bool want_input = !term_in_eof_ && !in_throttled_ && phase_ == Phase::Running;
   unsigned in = want_input ? UV_READABLE : 0;
   unsigned out = (!term_out_dead_ && out_blocked_ && out_load() > 0) ? UV_WRITABLE : 0;
 
@@ -257,7 +289,7 @@ void Session::on_term(int events) {
     out_blocked_ = false;  // the terminal has room again
     write_term();
     // The master was not watched while the terminal paced it (update_polls): read it now.
-    if (!master_eof_ && !out_throttled_ && !(master_events_ & UV_READABLE)) read_master();
+    if (master_open() && !out_throttled_ && !(master_events_ & UV_READABLE)) read_master();
   }
   if (events & UV_READABLE) read_term();
   update_polls();
@@ -268,7 +300,7 @@ void Session::on_term(int events) {
 // or the output queue is full, writing to the terminal after each read so that a fast terminal
 // sees bytes as soon as they exist.
 void Session::read_master() {
-  for (int rounds = 0; rounds < 16 && !master_eof_; ++rounds) {
+  for (int rounds = 0; rounds < 16 && master_open(); ++rounds) {
     if (out_load() >= lim_.out_high) break;
     // Straight into the output queue, unless filter output that did not fit is waiting in
     // pending_: new bytes go behind it.
@@ -406,7 +438,7 @@ void Session::read_term() {
 }
 
 void Session::write_master() {
-  while (!in_q_.empty() && !master_eof_) {
+  while (!in_q_.empty() && master_open()) {
     ssize_t n = write(cfg_.master, in_q_.data(), in_q_.front_size());
     if (n > 0) {
       in_q_.consume(static_cast<size_t>(n));
@@ -424,8 +456,8 @@ void Session::write_master() {
 }
 
 void Session::stop_master() {
-  if (master_eof_) return;
-  master_eof_ = true;
+  if (!master_open()) return;
+  enter(phase_ == Phase::Running ? Phase::MasterGone : Phase::Flushing);
   if (filter_) {
     filtered_.clear();
     filter_->finish(filtered_);
@@ -450,7 +482,7 @@ void Session::schedule_filter() {
 }
 
 void Session::filter_tick() {
-  if (!filter_ || master_eof_) return;
+  if (!filter_ || !master_open()) return;
   filtered_.clear();
   filter_->tick(uv_now(&loop_), filtered_);
   observe(filtered_);
@@ -558,7 +590,7 @@ void Session::sync_size(bool force) {
 }
 
 void Session::reap() {
-  if (child_done_) return;
+  if (!child_alive()) return;
   for (;;) {
     int st;
     pid_t r = waitpid(cfg_.child, &st, WNOHANG | WUNTRACED);
@@ -572,8 +604,8 @@ void Session::reap() {
       kill(cfg_.child, SIGCONT);
       continue;
     }
-    child_done_ = true;
     status_ = st;
+    enter(phase_ == Phase::Running ? Phase::ChildGone : Phase::Flushing);
     break;
   }
   spdlog::debug("child {} ended, status {:#x}", cfg_.child, status_);
@@ -586,7 +618,7 @@ void Session::reap() {
 // hold the slave open forever), and give up on a terminal that accepts nothing for too long.
 void Session::on_tick() {
   uint64_t now = uv_now(&loop_);
-  if (!master_eof_) {
+  if (master_open()) {
     if (out_throttled_ || !pending_.empty()) {
       last_master_data_ = now;  // we are not reading because the terminal is slow
     } else {
@@ -598,7 +630,7 @@ void Session::on_tick() {
     }
     if (last_flush_progress_ == 0) last_flush_progress_ = now;
   }
-  if (master_eof_ && out_load() > 0 && now - last_flush_progress_ >= lim_.flush_stall_ms) {
+  if (!master_open() && out_load() > 0 && now - last_flush_progress_ >= lim_.flush_stall_ms) {
     spdlog::warn("terminal accepted nothing for {} ms; dropping {} bytes", lim_.flush_stall_ms,
                  out_load());
     term_out_dead_ = true;
@@ -609,12 +641,9 @@ void Session::on_tick() {
 }
 
 void Session::maybe_finish() {
-  if (!child_done_ || !master_eof_) return;
-  if (!finishing_) {
-    finishing_ = true;
-    last_flush_progress_ = uv_now(&loop_);
-  }
+  if (phase_ != Phase::Flushing) return;
   if (out_load() > 0 && !term_out_dead_) return;
+  enter(Phase::Closed);
   close_handles();
 }
 
