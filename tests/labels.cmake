@@ -43,7 +43,7 @@ set(BLAUDE_TESTS_posix
 # The tests that take a minute or more, longest first, started first (CTest's cost; a fresh clone has no
 # CTestCostData.txt, and one of these started last would be the run's whole tail).
 set(BLAUDE_TESTS_long
-  test_install_deb test_install_make test_term_claude_real test_protect_mount_race
+  test_install_deb test_install_make test_term_claude_real test_pty_claude_real test_protect_mount_race
   test_protect_socket_race test_cli_claude_options test_protect_race test_protect_git
   test_escapes_claude test_escapes_audit test_cli_claude_real test_term_bytes test_pty_output
   test_net_claude_real test_net_proxy test_net_bounds test_net_isolation
