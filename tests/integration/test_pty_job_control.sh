@@ -75,6 +75,9 @@ n=0
 shell_answers() { n=$((n+1)); tm_run "echo SYNC$n"; tm_wait "^SYNC$n\$" 30 >/dev/null; }
 sync() { shell_answers || fail "the shell did not answer (SYNC$n)"; }
 mouse() { tm display-message -p -t t '#{mouse_any_flag}'; }
+# running_raw: blaude runs (continued by fg) and the pane's terminal is in raw mode: blaude has it
+# again (readline's own non-canonical mode ends before bash runs fg, while blaude is stopped)
+running_raw() { ! blaude_stopped && stty -a -F "$(tm display-message -p -t t '#{pane_tty}')" | grep -q -- '-icanon'; }
 tm_run "stty -g > $T_DIR/stty.before; echo SAVED"
 tm_wait '^SAVED' 10 >/dev/null
 # stty_now NAME: the pane's modes now, in $T_DIR/stty.NAME (run from the pane's shell)
@@ -171,6 +174,8 @@ check "raw: ... jobs lists blaude, stopped" stopped_job raw2 'rawchild.py sb'
 check_eq "raw: ... mouse reporting off while stopped" 0 "$(mouse)"
 check "raw: ... the terminal's modes are the shell's while stopped" stopped_modes raw-tstp
 tm_run "fg; echo END-raw=\$?"
+# Keys typed before blaude has raw mode back are echoed by the pane's terminal: wait for it.
+check "raw: ... after fg blaude has raw mode again" wait_until running_raw
 tm_type "c"
 check "raw: ... after fg the keys reach the child" tm_wait '^KEY\[63\]-sb' 30
 tm_type "q"
