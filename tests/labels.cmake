@@ -7,7 +7,7 @@
 set(BLAUDE_TESTS_check
   test_cli_passthrough test_cli_doctor test_cli_wsl
   test_osc52_xclip
-  test_pty_child test_pty_pipes test_pty_terminal
+  test_pty_child test_pty_pipes test_pty_terminal test_pty_job_control
   test_sandbox_bad_input test_sandbox_dryrun test_sandbox_keep_env test_sandbox_tiocsti
   test_self_exe test_seatbelt_plan
   test_term_bytes test_term_guard
@@ -20,7 +20,7 @@ set(BLAUDE_TESTS_check
 # supervisor around it. ASan/UBSan find what a release build survives by luck there; a sandbox
 # test's mounts are bwrap's and the kernel's, which the sanitizer does not see.
 set(BLAUDE_TESTS_asan
-  test_pty_child test_pty_output test_pty_pipes test_pty_terminal
+  test_pty_child test_pty_output test_pty_pipes test_pty_terminal test_pty_job_control
   test_term_attacks test_term_bytes test_term_guard test_term_asciinema
   test_osc52_xclip test_asciinema_pause
   test_escapes_audit test_escapes_audit_closed test_escapes_claude test_escapes_own_state
@@ -45,7 +45,7 @@ set(BLAUDE_TESTS_posix
 # The tests that take a minute or more, longest first, started first (CTest's cost; a fresh clone has no
 # CTestCostData.txt, and one of these started last would be the run's whole tail).
 set(BLAUDE_TESTS_long
-  test_install_deb test_install_make test_term_claude_real test_protect_mount_race
+  test_install_deb test_install_make test_term_claude_real test_pty_claude_real test_protect_mount_race
   test_protect_socket_race test_cli_claude_options test_protect_race test_protect_git
   test_escapes_claude test_escapes_audit test_cli_claude_real test_term_bytes test_pty_output
   test_net_claude_real test_net_proxy test_net_bounds test_net_isolation

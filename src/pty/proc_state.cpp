@@ -26,6 +26,42 @@ char state_from_ps(std::string_view out) {
   return c >= 'A' && c <= 'Z' ? c : 0;
 }
 
+ProcParent parent_from_proc_stat(std::string_view stat) {
+  ProcParent out;
+  size_t close = stat.rfind(')');
+  if (close == std::string_view::npos) return out;
+  std::string rest(stat.substr(close + 1));
+  char st = 0;
+  int ppid = 0, pgrp = 0;
+  if (std::sscanf(rest.c_str(), " %c %d %d", &st, &ppid, &pgrp) != 3) return out;
+  out.ppid = ppid;
+  out.pgrp = pgrp;
+  return out;
+}
+
+ProcParent process_parent(pid_t pid) {
+  if (pid <= 0) return {};
+#if BLAUDE_LINUX_CALLS
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  FILE* f = std::fopen(path, "re");
+  if (!f) return {};
+  char buf[512];
+  size_t n = std::fread(buf, 1, sizeof buf, f);
+  std::fclose(f);
+  return parent_from_proc_stat(std::string_view(buf, n));
+#else
+  RunResult ps = run_capture({"/bin/ps", "-o", "ppid=,pgid=", "-p", std::to_string(pid)});
+  ProcParent out;
+  int ppid = 0, pgrp = 0;
+  if (ps.status == 0 && std::sscanf(ps.output.c_str(), " %d %d", &ppid, &pgrp) == 2) {
+    out.ppid = ppid;
+    out.pgrp = pgrp;
+  }
+  return out;
+#endif
+}
+
 char process_state(pid_t pid) {
   if (pid <= 0) return 0;
 #if defined(__APPLE__)

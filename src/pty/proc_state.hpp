@@ -13,6 +13,16 @@ namespace blaude::pty {
 
 char process_state(pid_t pid);
 
+// A process's parent and process group (0, 0 when gone or unknown). Linux: /proc/PID/stat;
+// elsewhere `/bin/ps -o ppid=,pgid= -p PID`.
+struct ProcParent {
+  pid_t ppid = 0;
+  pid_t pgrp = 0;
+};
+ProcParent process_parent(pid_t pid);
+// Pure: ppid and pgrp of a /proc/PID/stat line (the 2nd and 3rd fields after the last ')').
+ProcParent parent_from_proc_stat(std::string_view stat);
+
 // Pure: the letter of a /proc/PID/stat line (after the last ')': the name may hold spaces and
 // parentheses), and of `ps -o stat=` output (its first non-blank); 0 when there is none.
 char state_from_proc_stat(std::string_view stat);

@@ -27,6 +27,11 @@ constexpr uint64_t kTickMs = 20;
 // Ctrl-Z of blaude: how long the child's queued output may take to reach the terminal before
 // the undo goes out after what did.
 constexpr int kSuspendFlushMs = 1000;
+// After keys go to the child: when to look whether the command stopped (a cooked child's Ctrl-Z
+// stops it at once; a raw one, Claude Code or vi, puts its modes back first). The delays between
+// looks, in ms, restarted by every key: at most six wake-ups after the last key, none while idle
+// (a command that stops with no key typed is found at the next key, by check_foreground).
+constexpr uint64_t kStopLooksMs[] = {15, 50, 150, 400, 1000, 2500};
 
 // The session's whole state. Handles live inside it, so it must not move once started.
 class Session {
@@ -67,20 +72,42 @@ private:
   void stop_master();
   void maybe_finish();
   void sync_size(bool force);
-  void suspend_self();
+  void suspend_self(int signo, pid_t cont);
+  bool command_stopped(pid_t pg) const;
+  bool check_foreground(bool typed);
+  void look_for_stop();
   void flush_blocking(int timeout_ms);
   void observe(std::string_view s);
   void enqueue_undo();
-  void wake_stopped_foreground(std::string_view input);
 
   size_t out_load() const { return out_q_.size() + pending_.size(); }
+
+  // The session's lifecycle, one phase at a time (as net/proxy.cpp's ProxyConn::State). The
+  // child's end and the master's end come in either order; the terminal's two directions
+  // (term_in_eof_, term_out_dead_) can end in any phase and are kept beside it.
+  //
+  //   Running ──child reaped──▶ ChildGone ──master EOF / idle / drain_max──▶ Flushing ──▶ Closed
+  //      └─────master EOF───▶ MasterGone ──child reaped──────────────────────▲   (output written
+  //                                                                              or given up)
+  enum class Phase {
+    Running,     // the child runs; both directions move
+    ChildGone,   // the child was reaped; the master is drained until idle (on_tick)
+    MasterGone,  // the master reached EOF (every slave holder gone); waiting for the child
+    Flushing,    // both gone: the rest of the output goes to the terminal
+    Closed,      // the handles are closed; the loop ends
+  };
+  static const char* phase_name(Phase p);
+  void enter(Phase next);
+  bool master_open() const { return phase_ == Phase::Running || phase_ == Phase::ChildGone; }
+  bool child_alive() const { return phase_ == Phase::Running || phase_ == Phase::MasterGone; }
 
   SessionConfig cfg_;
   SessionLimits lim_;
   uv_loop_t loop_{};
   uv_poll_t master_poll_{}, in_poll_{}, out_poll_{}, sig_poll_{};
   uv_signal_t chld_{};
-  uv_timer_t tick_{}, filter_timer_{}, size_timer_{};
+  uv_timer_t tick_{}, filter_timer_{}, size_timer_{}, stop_timer_{};
+  size_t stop_look_ = 0;  // the next of kStopLooksMs
   bool split_term_ = false;  // terminal in and out are different fds
 
   ByteQueue out_q_, in_q_;
@@ -93,16 +120,13 @@ private:
   bool shared_logged_ = false;
   SignalPipe& sigs_;
 
-  bool master_eof_ = false;
+  Phase phase_ = Phase::Running;
   bool out_throttled_ = false;
   bool in_throttled_ = false;
   bool out_blocked_ = false;    // last terminal write hit EAGAIN
   bool master_blocked_ = false; // last master write hit EAGAIN
   bool term_in_eof_ = false;
   bool term_out_dead_ = false;
-  bool child_done_ = false;
-  bool finishing_ = false;
-  bool closed_ = false;
   int status_ = 0;
   uint64_t last_master_data_ = 0;
   uint64_t drain_active_ms_ = 0;
@@ -180,15 +204,33 @@ void Session::start_handles() {
   filter_timer_.data = this;
   uv_timer_init(&loop_, &size_timer_);
   size_timer_.data = this;
+  uv_timer_init(&loop_, &stop_timer_);
+  stop_timer_.data = this;
   if (t.poll_size_ms > 0) {
     uv_timer_start(&size_timer_, [](uv_timer_t* h) { self_of(h)->sync_size(false); },
                    t.poll_size_ms, t.poll_size_ms);
   }
 }
 
+const char* Session::phase_name(Phase p) {
+  switch (p) {
+    case Phase::Running: return "running";
+    case Phase::ChildGone: return "child gone";
+    case Phase::MasterGone: return "master gone";
+    case Phase::Flushing: return "flushing";
+    case Phase::Closed: return "closed";
+  }
+  return "?";
+}
+
+// The only place phase_ changes. Entering Flushing starts the terminal's stall clock.
+void Session::enter(Phase next) {
+  spdlog::trace("session: {} -> {}", phase_name(phase_), phase_name(next));
+  phase_ = next;
+  if (next == Phase::Flushing) last_flush_progress_ = uv_now(&loop_);
+}
+
 void Session::close_handles() {
-  if (closed_) return;
-  closed_ = true;
   auto close = [](auto* h) {
     if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(h)))
       uv_close(reinterpret_cast<uv_handle_t*>(h), nullptr);
@@ -201,11 +243,12 @@ void Session::close_handles() {
   close(&tick_);
   close(&filter_timer_);
   close(&size_timer_);
+  close(&stop_timer_);
   filter_.reset();  // lets the filter close what it opened on the loop
 }
 
 void Session::update_polls() {
-  if (closed_) return;
+  if (phase_ == Phase::Closed) return;
   // Backpressure with hysteresis on both directions.
   if (out_load() >= lim_.out_high) out_throttled_ = true;
   else if (out_load() <= lim_.out_low) out_throttled_ = false;
@@ -213,7 +256,7 @@ void Session::update_polls() {
   else if (in_q_.size() <= lim_.in_low) in_throttled_ = false;
 
   unsigned m = 0;
-  if (!master_eof_) {
+  if (master_open()) {
     // While the terminal is full and enough is queued for its next writes, the master is read
     // when the terminal has room again (on_term), not on its own wake-up: one wake-up per
     // chunk instead of two (an idle VM pays an IPI and a halt exit for each).
@@ -222,7 +265,7 @@ void Session::update_polls() {
     if (!in_q_.empty() && master_blocked_) m |= UV_WRITABLE;
   }
   // Once the child is gone, keystrokes belong to whatever reads the terminal after blaude.
-  bool want_input = !term_in_eof_ && !in_throttled_ && !child_done_ && !master_eof_;
+  bool want_input = !term_in_eof_ && !in_throttled_ && phase_ == Phase::Running;
   unsigned in = want_input ? UV_READABLE : 0;
   unsigned out = (!term_out_dead_ && out_blocked_ && out_load() > 0) ? UV_WRITABLE : 0;
 
@@ -257,7 +300,7 @@ void Session::on_term(int events) {
     out_blocked_ = false;  // the terminal has room again
     write_term();
     // The master was not watched while the terminal paced it (update_polls): read it now.
-    if (!master_eof_ && !out_throttled_ && !(master_events_ & UV_READABLE)) read_master();
+    if (master_open() && !out_throttled_ && !(master_events_ & UV_READABLE)) read_master();
   }
   if (events & UV_READABLE) read_term();
   update_polls();
@@ -268,7 +311,7 @@ void Session::on_term(int events) {
 // or the output queue is full, writing to the terminal after each read so that a fast terminal
 // sees bytes as soon as they exist.
 void Session::read_master() {
-  for (int rounds = 0; rounds < 16 && !master_eof_; ++rounds) {
+  for (int rounds = 0; rounds < 16 && master_open(); ++rounds) {
     if (out_load() >= lim_.out_high) break;
     // Straight into the output queue, unless filter output that did not fit is waiting in
     // pending_: new bytes go behind it.
@@ -386,14 +429,15 @@ void Session::write_term() {
 }
 
 void Session::read_term() {
+  bool typed = false;
   while (in_q_.size() < lim_.in_high) {
     size_t len;
     char* p = in_q_.tail_space(len);
     if (len == 0) break;
     ssize_t n = read(cfg_.term->in_fd, p, len);
     if (n > 0) {
-      wake_stopped_foreground(std::string_view(p, static_cast<size_t>(n)));
       in_q_.commit(static_cast<size_t>(n));
+      typed = true;
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
@@ -402,11 +446,18 @@ void Session::read_term() {
     term_in_eof_ = true;
     break;
   }
+  // Before the keys go in: a stopped foreground would only queue them (check_foreground).
+  if (typed) check_foreground(true);
   write_master();
+  if (typed && phase_ == Phase::Running) {
+    stop_look_ = 0;
+    uv_timer_start(&stop_timer_, [](uv_timer_t* h) { self_of(h)->look_for_stop(); },
+                   kStopLooksMs[0], 0);
+  }
 }
 
 void Session::write_master() {
-  while (!in_q_.empty() && !master_eof_) {
+  while (!in_q_.empty() && master_open()) {
     ssize_t n = write(cfg_.master, in_q_.data(), in_q_.front_size());
     if (n > 0) {
       in_q_.consume(static_cast<size_t>(n));
@@ -424,8 +475,8 @@ void Session::write_master() {
 }
 
 void Session::stop_master() {
-  if (master_eof_) return;
-  master_eof_ = true;
+  if (!master_open()) return;
+  enter(phase_ == Phase::Running ? Phase::MasterGone : Phase::Flushing);
   if (filter_) {
     filtered_.clear();
     filter_->finish(filtered_);
@@ -450,7 +501,7 @@ void Session::schedule_filter() {
 }
 
 void Session::filter_tick() {
-  if (!filter_ || master_eof_) return;
+  if (!filter_ || !master_open()) return;
   filtered_.clear();
   filter_->tick(uv_now(&loop_), filtered_);
   observe(filtered_);
@@ -467,7 +518,7 @@ void Session::on_signals() {
         sync_size(false);
         break;
       case SIGTSTP:
-        suspend_self();
+        suspend_self(SIGTSTP, 0);
         break;
       case SIGCONT:
         if (cfg_.modes) cfg_.modes->make_raw();
@@ -483,8 +534,14 @@ void Session::on_signals() {
   }
 }
 
-void Session::suspend_self() {
-  spdlog::debug("suspending (SIGTSTP)");
+// Job control: blaude stops as a job (with `signo`) when it gets SIGTSTP (cont = 0), or when the
+// command stopped (cont: the group to continue on fg), and gives the user's shell its terminal
+// back as it was; on fg the raw mode, the child's modes and the window size are back before the
+// command is continued.
+void Session::suspend_self(int signo, pid_t cont) {
+  spdlog::debug("suspending (signal {})", signo);
+  // What the child wrote before it stopped (a raw program's own reset among it) goes out first.
+  if (cont > 0 && master_open()) read_master();
   // The child's output so far, then its modes off: the shell gets a normal screen, no mouse
   // reports, its keyboard as it left it. The tracker keeps the child's view for the fg.
   flush_blocking(kSuspendFlushMs);
@@ -500,23 +557,33 @@ void Session::suspend_self() {
   if (cfg_.modes) cfg_.modes->restore();
   share_flags(false);
   if (cfg_.term->on_suspend) cfg_.term->on_suspend(true);
-  kill(getpid(), SIGSTOP);
+  // Stopped by SIGTSTP of its own, blaude stops even where nobody can fg it (as before job
+  // control); stopped with the command, it does not, and the command goes on (below).
+  if (!sigs_.stop_self(signo, cont <= 0))
+    spdlog::info("not stopped: blaude's process group has no job-control shell above it; continuing");
   // Continued.
   if (cfg_.term->on_suspend) cfg_.term->on_suspend(false);
   share_flags(true);
   if (cfg_.modes) cfg_.modes->make_raw();
+  bool redraw = false;
   if (cfg_.tracker) {
     // The child's modes back before it draws again; it redraws on the SIGWINCH below.
     std::string again = term::reapply(child);
     write_bounded(cfg_.term->out_fd, again, kSuspendFlushMs);
     child.to_ground();  // undo() ended whatever sequence the child was in
     *cfg_.tracker = child;
-    if (!again.empty()) {
-      pid_t pg = tcgetpgrp(cfg_.master);
-      if (pg <= 0 || kill(-pg, SIGWINCH) != 0) kill(cfg_.child, SIGWINCH);
-    }
+    redraw = !again.empty();
   }
-  sync_size(true);
+  sync_size(true);  // the size now, before the command runs again
+  if (cont > 0) {
+    spdlog::debug("continuing the command's group {}", cont);
+    kill(-cont, SIGCONT);
+    if (cont == cfg_.child) kill(cfg_.child, SIGCONT);
+  }
+  if (redraw) {
+    pid_t pg = tcgetpgrp(cfg_.master);
+    if (pg <= 0 || kill(-pg, SIGWINCH) != 0) kill(cfg_.child, SIGWINCH);
+  }
   update_polls();
 }
 
@@ -533,18 +600,46 @@ void Session::flush_blocking(int timeout_ms) {
   }
 }
 
-// The pty's foreground group can stop with no job-control shell above it to continue it: a
-// sandboxed command that stops itself (kill(0, SIGSTOP), Ctrl-Z in cooked mode) in the group the
-// exec shim gave it (bwrap is not in it and keeps running), or a group of the child's own. Then
-// keys, Ctrl-C, Ctrl-Z and Ctrl-\ included, would only queue for stopped processes: the first
-// key typed continues the group, and reaches it. (Input is a few reads per keystroke; the check
-// is one ioctl and, when the group's leader exists, one look at its state: pty/proc_state.hpp.)
-void Session::wake_stopped_foreground(std::string_view input) {
-  if (input.empty()) return;
+// Whether the stopped foreground group `pg` is the command's own: the group the exec shim made for
+// it, whose leader's parent is the sandbox's init, which is in bwrap's group (bwrap is the child,
+// a session leader). A group inside the command (a job of a shell in the sandbox, which the shell
+// continues or not) is not; nor is the child's own group, which reap() sees stop.
+bool Session::command_stopped(pid_t pg) const {
+  ProcParent leader = process_parent(pg);
+  if (leader.ppid <= 0 || leader.ppid == cfg_.child) return false;
+  return process_parent(leader.ppid).pgrp == cfg_.child;
+}
+
+// The pty's foreground group is stopped:
+//  - the command's own group (Ctrl-Z of a cooked command, a raw one that stopped itself after
+//    its Ctrl-Z, kill(0, SIGSTOP)): blaude stops with it, as a job of the user's shell, and
+//    continues it on fg;
+//  - a group inside the command with no job-control shell above it to continue it (its own
+//    process group it put in the foreground): keys, Ctrl-C, Ctrl-Z and Ctrl-\ included, would
+//    only queue for stopped processes; when a key is typed (`typed`), the group is continued, and
+//    the key reaches it.
+// One ioctl and, when the group's leader is stopped, a look at its state and parents
+// (pty/proc_state.hpp). Returns whether blaude stopped.
+bool Session::check_foreground(bool typed) {
   pid_t pg = tcgetpgrp(cfg_.master);
-  if (pg <= 0 || process_state(pg) != 'T') return;
+  if (pg <= 0 || pg == cfg_.child || process_state(pg) != 'T') return false;
+  if (command_stopped(pg)) {
+    spdlog::info("the command's process group {} stopped; stopping blaude with it", pg);
+    suspend_self(SIGTSTP, pg);
+    return true;
+  }
+  if (!typed) return false;
   spdlog::warn("the child's foreground process group {} is stopped; continuing it", pg);
   kill(-pg, SIGCONT);
+  return false;
+}
+
+// Some time after the last key: did the command stop?
+void Session::look_for_stop() {
+  if (phase_ != Phase::Running || check_foreground(false)) return;
+  if (++stop_look_ < std::size(kStopLooksMs))
+    uv_timer_start(&stop_timer_, [](uv_timer_t* h) { self_of(h)->look_for_stop(); },
+                   kStopLooksMs[stop_look_], 0);
 }
 
 void Session::sync_size(bool force) {
@@ -558,22 +653,22 @@ void Session::sync_size(bool force) {
 }
 
 void Session::reap() {
-  if (child_done_) return;
+  if (!child_alive()) return;
   for (;;) {
     int st;
     pid_t r = waitpid(cfg_.child, &st, WNOHANG | WUNTRACED);
     if (r != cfg_.child) return;
     if (WIFSTOPPED(st)) {
-      // Nothing blaude runs is meant to stop: the child is a session leader with no shell
-      // above it to continue it. A sandboxed program that stopped it (kill(0, SIGSTOP) stops
-      // bwrap too) would otherwise freeze the session.
-      spdlog::warn("child {} was stopped by signal {}; continuing it", cfg_.child, WSTOPSIG(st));
-      kill(-cfg_.child, SIGCONT);
-      kill(cfg_.child, SIGCONT);
+      // The child is a session leader with no shell above it to continue it (the command itself
+      // with --no-sandbox; bwrap, where kill(0, SIGSTOP) inside reaches it: kernels without
+      // Landlock): blaude stops as a job with the same signal, and continues it on fg.
+      spdlog::warn("child {} was stopped by signal {}; stopping blaude with it", cfg_.child,
+                   WSTOPSIG(st));
+      suspend_self(WSTOPSIG(st), cfg_.child);
       continue;
     }
-    child_done_ = true;
     status_ = st;
+    enter(phase_ == Phase::Running ? Phase::ChildGone : Phase::Flushing);
     break;
   }
   spdlog::debug("child {} ended, status {:#x}", cfg_.child, status_);
@@ -586,7 +681,7 @@ void Session::reap() {
 // hold the slave open forever), and give up on a terminal that accepts nothing for too long.
 void Session::on_tick() {
   uint64_t now = uv_now(&loop_);
-  if (!master_eof_) {
+  if (master_open()) {
     if (out_throttled_ || !pending_.empty()) {
       last_master_data_ = now;  // we are not reading because the terminal is slow
     } else {
@@ -598,7 +693,7 @@ void Session::on_tick() {
     }
     if (last_flush_progress_ == 0) last_flush_progress_ = now;
   }
-  if (master_eof_ && out_load() > 0 && now - last_flush_progress_ >= lim_.flush_stall_ms) {
+  if (!master_open() && out_load() > 0 && now - last_flush_progress_ >= lim_.flush_stall_ms) {
     spdlog::warn("terminal accepted nothing for {} ms; dropping {} bytes", lim_.flush_stall_ms,
                  out_load());
     term_out_dead_ = true;
@@ -609,12 +704,9 @@ void Session::on_tick() {
 }
 
 void Session::maybe_finish() {
-  if (!child_done_ || !master_eof_) return;
-  if (!finishing_) {
-    finishing_ = true;
-    last_flush_progress_ = uv_now(&loop_);
-  }
+  if (phase_ != Phase::Flushing) return;
   if (out_load() > 0 && !term_out_dead_) return;
+  enter(Phase::Closed);
   close_handles();
 }
 

@@ -13,9 +13,11 @@ namespace blaude::pty {
 
 namespace {
 int g_write_fd = -1;
+volatile sig_atomic_t g_conts = 0;  // SIGCONTs seen: whether stop_self stopped
 
 void on_signal(int signo, siginfo_t* info, void*) {
   int saved = errno;
+  if (signo == SIGCONT) g_conts = g_conts + 1;
   SignalEvent ev{signo, info ? info->si_code : 0, info ? info->si_pid : 0};
   if (g_write_fd >= 0) {
     ssize_t n = write(g_write_fd, &ev, sizeof ev);  // a full pipe drops the event: fine
@@ -49,6 +51,27 @@ std::vector<SignalEvent> SignalPipe::drain() {
   SignalEvent ev;
   while (read(read_.get(), &ev, sizeof ev) == static_cast<ssize_t>(sizeof ev)) out.push_back(ev);
   return out;
+}
+
+bool SignalPipe::stop_self(int signo, bool or_sigstop) {
+  sig_atomic_t conts = g_conts;
+  struct sigaction dfl, old;
+  std::memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  bool swap = signo != SIGSTOP && sigaction(signo, &dfl, &old) == 0;
+  sigset_t one, mask;
+  sigemptyset(&one);
+  sigaddset(&one, signo);
+  sigprocmask(SIG_UNBLOCK, &one, &mask);
+  kill(getpid(), signo);  // delivered before kill returns: the stop happens here
+  sigprocmask(SIG_SETMASK, &mask, nullptr);
+  if (swap) sigaction(signo, &old, nullptr);
+  // Continued, the handler has counted the SIGCONT by now; or discarded (orphaned group).
+  if (g_conts != conts) return true;
+  if (!or_sigstop || signo == SIGSTOP) return false;
+  kill(getpid(), SIGSTOP);
+  return true;
 }
 
 void SignalPipe::wait() const {

@@ -30,6 +30,13 @@ public:
   std::vector<SignalEvent> drain();
   // Blocks until at least one event is pending.
   void wait() const;
+  // Stops this process with `signo` as a job does (SIGTSTP, SIGTTIN, SIGTTOU with their default
+  // action for the moment, as sudo's pty mode and script(1) do; SIGSTOP as it is) and returns once
+  // it is continued (SIGCONT must be one of the pipe's signals), the pipe's handler back in place.
+  // The kernel discards the first three when blaude's process group is orphaned (no job-control
+  // shell above it, as under asciinema's non-interactive shell): then, with `or_sigstop`, SIGSTOP
+  // stops it anyway; without, it returns at once. Returns whether it stopped.
+  bool stop_self(int signo, bool or_sigstop);
 
 private:
   UniqueFd read_, write_;

@@ -3,7 +3,8 @@
 # real blaude, with tmux as the user's terminal:
 #  1. an OSC 52 read request with no clipboard tool (no DISPLAY): tmux with set-clipboard on
 #     would answer it with its paste buffer (the user's copies) into the sandbox;
-#  2. kill(0, SIGSTOP) inside: it stopped bwrap too, which froze the session; ptrace of the
+#  2. kill(0, SIGSTOP) inside: it stopped bwrap too, which froze the session (now the command's
+#     own group stops, and blaude stops with it as a job: fg continues both); ptrace of the
 #     sandbox's init (which could then stop bwrap, or hold the session open forever);
 #  3. a stopped foreground process group that is not bwrap: Ctrl-C must still reach it;
 #  4. O_NONBLOCK left on the user's terminal when blaude is SIGKILLed after it could not reopen
@@ -79,10 +80,15 @@ inner_stopped() {  # a process of this command line in state T (the sh inside, i
 check "under blaude: the command stopped itself (its own group)" wait_until inner_stopped
 check_eq "... and bwrap did not stop (state S, not T)" S "$(ps -o stat= -p "$bw" | cut -c1)"
 check "... nor did blaude see its child stop" not grep -q "was stopped by signal" "$LOG"
+# The command's own group stopped: blaude stops with it as a job of the pane's shell (job
+# control, test_pty_job_control) when it looks (after a key), and `fg` continues both. The shell
+# goes on with its command line at the stop (END-stop=148: blaude stopped with SIGTSTP).
 tm_enter
-check "a key typed continues the stopped foreground group, and it goes on" tm_wait '^CONTINUED' 30
-check "... with its exit status" tm_wait '^END-stop=7' 60
-check "... the log says so" grep -q "foreground process group .* is stopped; continuing it" "$LOG"
+check "a key typed: blaude stops with the stopped command, the shell has the terminal" tm_wait '^END-stop=148' 30
+check "... the log says so" grep -q "the command's process group .* stopped; stopping blaude with it" "$LOG"
+tm_run "fg; echo END-fg=\$?"
+check "fg continues the command, and it goes on" tm_wait '^CONTINUED' 30
+check "... with its exit status" tm_wait '^END-fg=7' 60
 sync
 
 cat >"$WS/ptr.py" <<'PY'
