@@ -1,5 +1,7 @@
 #include "pty/session.hpp"
 
+#include "common/platform.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -449,7 +451,9 @@ void Session::read_term() {
   // Before the keys go in: a stopped foreground would only queue them (check_foreground).
   if (typed) check_foreground(true);
   write_master();
-  if (typed && phase_ == Phase::Running) {
+  // Where /proc tells a process's state in a read (Linux). Elsewhere each look forks `ps`, and
+  // the command is blaude's own child there (Seatbelt), whose stop waitpid reports.
+  if (BLAUDE_LINUX_CALLS && typed && phase_ == Phase::Running) {
     stop_look_ = 0;
     uv_timer_start(&stop_timer_, [](uv_timer_t* h) { self_of(h)->look_for_stop(); },
                    kStopLooksMs[0], 0);
