@@ -142,6 +142,13 @@ std::string NetSession::finish() {
   if (!service_) return "";
   service_->stop();
   std::string line = service_->summary_line();
+  // Turned away at the limit: not the allowlist's refusals, but a session whose connections
+  // failed must say so (the limit is in the log, with the descriptor limit it came from).
+  if (const size_t over = service_->stats().over_limit) {
+    if (!line.empty()) line += "\n";
+    line += "blaude: the proxy turned away " + std::to_string(over) +
+            (over == 1 ? " connection" : " connections") + " at its limit of connections open at once";
+  }
   service_.reset();
   if (::rmdir(dir_.c_str()) != 0) spdlog::info("net: cannot remove {}: {}", dir_, errno_text());
   return line;

@@ -1,5 +1,7 @@
 #include "common/child.hpp"
 
+#include "common/fd_limit.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -123,6 +125,8 @@ void child_prologue(const ChildSetup& s) {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  // The descriptor limit blaude had before proxy mode raised its own (fd_limit.hpp).
+  if (const struct rlimit* r = original_fd_limit()) ::setrlimit(RLIMIT_NOFILE, r);
   close_other_fds(s);
 }
 

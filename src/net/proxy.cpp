@@ -1,6 +1,7 @@
 #include "net/proxy.hpp"
 
 #include "net/host_view.hpp"
+#include "common/fd_limit.hpp"
 
 #include <netinet/in.h>
 #include <spdlog/spdlog.h>
@@ -60,7 +61,7 @@ sockaddr_storage to_sockaddr(const Address& a, uint16_t port) {
 // refusal, let the client read it, and close.
 class ProxyConn {
 public:
-  explicit ProxyConn(Proxy& px) : px_(px) {}
+  explicit ProxyConn(Proxy& px, bool turnaway = false) : px_(px), turnaway_(turnaway) {}
   void start(uv_stream_t* server);
   void close();
   std::list<std::unique_ptr<ProxyConn>>::iterator pos;
@@ -106,6 +107,7 @@ private:
   const char* proto_name() const { return proto_ == Proto::Socks ? "SOCKS5" : http_.kind == HttpRequest::Kind::Connect ? "CONNECT" : http_.method.c_str(); }
 
   Proxy& px_;
+  bool turnaway_;  // past the connection limit: answered with the limit, never connected
   State state_ = State::Head;
   Proto proto_ = Proto::Unknown;
   uv_pipe_t client_{};
@@ -224,6 +226,13 @@ void ProxyConn::socks_request() {
 void ProxyConn::decide() {
   uv_timer_stop(&timer_);
   dest_text_ = destination_text(dest_.host, dest_.port);
+  if (turnaway_) {
+    spdlog::info("net: {} {} turned away: the proxy has its limit of {} connections open", proto_name(), dest_text_,
+                 px_.lim_.max_connections);
+    if (proto_ == Proto::Socks) return answer(s5::reply(s5::kGeneralFailure));
+    return answer(http_response(503, "blaude: the proxy has its limit of " + std::to_string(px_.lim_.max_connections) +
+                                         " connections open; try again when some end"));
+  }
   name_ = decide_name(px_.policy_, dest_);
   if (!name_.allowed) return refuse(name_.reason);
   if (dest_.host.is_ip()) {
@@ -435,6 +444,12 @@ void ProxyConn::on_closed(uv_handle_t* h) {
 
 Proxy::Proxy(uv_loop_t* loop, Policy policy, ProxyLimits limits)
     : loop_(loop), policy_(std::move(policy)), lim_(limits), scratch_(limits.chunk) {
+  // Each connection holds up to kFdsPerConnection descriptors: the cap comes from blaude's
+  // limit, raised first (its children get the one it had).
+  const size_t fds = raise_fd_limit();
+  const size_t cap = connection_cap(fds);
+  lim_.max_connections = lim_.max_connections ? std::min(lim_.max_connections, cap) : cap;
+  spdlog::info("net: up to {} connections at once ({} descriptors)", lim_.max_connections, fds);
   http_lim_.max_head = lim_.max_head;
 }
 
@@ -455,19 +470,22 @@ void Proxy::on_connection(uv_stream_t* server, int status) {
   auto* px = static_cast<Proxy*>(server->data);
   if (status != 0 || px->closing_) return;
   ++px->stats_.accepted;
-  if (px->conns_.size() >= px->lim_.max_connections) {
-    // Over the limit: accept and close at once, so the client gets an error now rather than
-    // waiting in the backlog.
+  const bool over = px->conns_.size() >= px->lim_.max_connections;
+  if (over) {
     ++px->stats_.over_limit;
     if (!std::exchange(px->limit_warned_, true))
-      spdlog::warn("net: {} connections open; closing new ones until some end", px->conns_.size());
+      spdlog::warn("net: {} connections open; answering new ones 503 until some end", px->conns_.size());
+  }
+  if (over && px->conns_.size() >= px->lim_.max_connections + px->lim_.turnaways) {
+    // Past the answers too: accept and close at once, so the client gets an error now rather
+    // than waiting in the backlog.
     auto* p = new uv_pipe_t{};
     uv_pipe_init(px->loop_, p, 0);
     uv_accept(server, reinterpret_cast<uv_stream_t*>(p));
     uv_close(reinterpret_cast<uv_handle_t*>(p), [](uv_handle_t* h) { delete reinterpret_cast<uv_pipe_t*>(h); });
     return;
   }
-  px->conns_.push_back(std::make_unique<ProxyConn>(*px));
+  px->conns_.push_back(std::make_unique<ProxyConn>(*px, over));
   ProxyConn* c = px->conns_.back().get();
   c->pos = std::prev(px->conns_.end());
   c->start(server);

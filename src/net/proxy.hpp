@@ -3,7 +3,7 @@
 // decision.hpp, resolves names on the host (uv_getaddrinfo, async) and connects with
 // uv_tcp_connect, then only moves bytes (splice.hpp). Every decision goes to the log; refusals
 // are tallied for the line after the session.
-// Bounded: at most `max_connections` at once (more are closed on accept), a request head of at
+// Bounded: at most `max_connections` at once (more are answered 503, then closed on accept), a request head of at
 // most `max_head` bytes, and timers only while a connection is being set up (head, DNS,
 // connect, the short drain after a refusal). An idle proxy has no timer and no poll running.
 #pragma once
@@ -24,7 +24,12 @@
 namespace blaude::net {
 
 struct ProxyLimits {
-  size_t max_connections = 256;
+  // Connections at once; 0: what blaude's descriptor limit holds (Service::start: raised toward
+  // the hard limit, common/fd_limit.hpp). Past it, up to `turnaways` more are read as far as
+  // their request and answered 503 (HTTP) or a general failure (SOCKS5), counted in
+  // ProxyStats::over_limit; past those, closed at once (counted too).
+  size_t max_connections = 0;
+  size_t turnaways = 64;
   size_t max_head = 64 * 1024;
   uint64_t head_timeout_ms = 10'000;     // from accept to a complete request
   uint64_t resolve_timeout_ms = 10'000;

@@ -7,6 +7,12 @@
                            within 30 s), as "closed=.. timeout-408=.. other=.. hung=.."
   net_flood.py bighead     a request head of 1 MiB; prints the proxy's status line
   net_flood.py stall       half a request head, then silence; prints the answer and seconds
+  net_flood.py tunnels N HOST:PORT
+                           N CONNECT tunnels to HOST:PORT (an HTTP server), all held open at once;
+                           then a GET through each established one; prints
+                           "ok=.. turned=.. broken=.. other=..": ok, the GET answered through
+                           its tunnel; turned, a 503 to the CONNECT (the proxy's limit); broken,
+                           established but the GET failed; other, anything else
 """
 import selectors
 import socket
@@ -84,4 +90,43 @@ def stall():
     print(data.split(b"\r\n")[0].decode(), "after", int(time.time() - t0), "s")
 
 
-{"conns": lambda: conns(int(sys.argv[2])), "bighead": bighead, "stall": stall}[sys.argv[1]]()
+def tunnels(n, dest):
+    socks, result = [], {"ok": 0, "turned": 0, "broken": 0, "other": 0}
+    for _ in range(n):
+        s = socket.create_connection(PROXY, timeout=30)
+        s.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (dest, dest)).encode())
+        socks.append(s)
+    established = []
+    for s in socks:
+        head = b""
+        try:
+            while b"\r\n\r\n" not in head:
+                b = s.recv(4096)
+                if not b:
+                    break
+                head += b
+        except OSError:
+            pass
+        if head.startswith(b"HTTP/1.1 200"):
+            established.append(s)
+        elif head.startswith(b"HTTP/1.1 503"):
+            result["turned"] += 1
+        else:
+            result["other"] += 1
+    for i, s in enumerate(established):
+        try:
+            s.sendall(("GET /t%d HTTP/1.0\r\nHost: %s\r\n\r\n" % (i, dest)).encode())
+            data = b""
+            while True:
+                b = s.recv(4096)
+                if not b:
+                    break
+                data += b
+            result["ok" if data.endswith(b"body:/t%d\n" % i) else "broken"] += 1
+        except OSError:
+            result["broken"] += 1
+    print(" ".join("%s=%d" % kv for kv in result.items()))
+
+
+{"conns": lambda: conns(int(sys.argv[2])), "bighead": bighead, "stall": stall,
+ "tunnels": lambda: tunnels(int(sys.argv[2]), sys.argv[3])}[sys.argv[1]]()
