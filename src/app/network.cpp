@@ -18,6 +18,12 @@
 #include "net/mode.hpp"
 #include "net/service.hpp"
 
+#include "common/log.hpp"
+#include "common/paths.hpp"
+#include "common/file_io.hpp"
+
+#include <sys/un.h>
+
 namespace blaude::app {
 
 namespace {
@@ -27,16 +33,22 @@ net::Rule rule_of(const std::string& text, net::Origin origin, std::string sourc
 }
 
 // Where the proxy's socket lives on the host: a fresh 0700 directory with an unguessable name
-// in the user's runtime dir (else /tmp), so nobody else can put anything in its place.
+// in the user's runtime dir, else in blaude's state dir; never in /tmp, which other sandboxes
+// (the default mode shares it) can list and enter: an earlier session's sandbox, even a
+// --no-network one, would use this session's proxy and its allowlist. No sandbox sees the state
+// dir ($HOME is a tmpfs inside; a -m of a parent shows it read-only, which a connect() to a socket
+// does not need, so the name stays unguessable there). "" when neither fits a socket's path.
 std::string socket_dir(const HostEnv& host) {
   std::string base = host.get("XDG_RUNTIME_DIR");
   struct stat st{};
   if (base.empty() || base[0] != '/' || ::stat(base.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != host.uid)
-    base = "/tmp";
+    base = log::state_dir(host.get("XDG_STATE_HOME"), host.home);
   std::random_device rd;
   char name[32];
   std::snprintf(name, sizeof name, "blaude-net-%08x%08x", rd(), rd());
-  return base + "/" + name;
+  const std::string dir = base + "/" + name;
+  // sockaddr_un's sun_path: 108 bytes with its NUL.
+  return (dir + "/proxy.sock").size() < sizeof(sockaddr_un{}.sun_path) ? dir : "";
 }
 
 net::EnvLookup lookup(const sandbox::EnvList& env) {
@@ -89,7 +101,20 @@ NetDecision decide_network(const HostEnv& host, const cli::Options& o, sandbox::
     return d;
   }
   l.dir = socket_dir(host);
+  if (l.dir.empty()) {
+    d.failure = Failure{"proxy mode: no directory for the proxy's socket: $XDG_RUNTIME_DIR is not set (or not yours) and "
+                        "blaude's state dir gives a path too long for a socket",
+                        "Set XDG_RUNTIME_DIR to a directory of yours with a short path (such as /run/user/" +
+                            std::to_string(host.uid) + "), or XDG_STATE_HOME to a shorter one."};
+    return d;
+  }
   l.socket = l.dir + "/proxy.sock";
+  // Its missing parents first: blaude's state dir may not exist yet (the log makes it later).
+  std::vector<std::string> missing;
+  for (std::string p = dirname_of(l.dir); p.size() > 1 && !is_dir(p) && missing.size() < 16; p = dirname_of(p))
+    missing.push_back(p);
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it)
+    preps.push_back({sandbox::HostPrep::Kind::MakeDir, *it, 0700, "", true, "blaude's state dir"});
   preps.push_back({sandbox::HostPrep::Kind::MakeDir, l.dir, 0700, "", true, "the proxy's socket for the sandbox"});
 
   net::ModeInputs in;
