@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The window during the session (issue 32, item 7), measured. test_escapes_audit shows that
+# The window during the session, measured. test_escapes_audit shows that
 # after the session the host's `git status` runs nothing the agent planted in a new repository.
 # This one shows what happens BEFORE the audit: while the agent still works, it makes a new repo
 # `sub` with core.fsmonitor in sub/.git/config and adds it to the workspace's repo as a gitlink

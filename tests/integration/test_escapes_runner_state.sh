@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the runners read (issue 32, item 3): code that is not in a file git runs but in what a
+# What the runners read: code that is not in a file git runs but in what a
 # program git runs reads. Through the real blaude as uid 65534:
 #  (a) git's rebase state: `git rebase --continue` on the host runs the exec lines of
 #      .git/rebase-merge/git-rebase-todo.

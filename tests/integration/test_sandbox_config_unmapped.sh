@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# ~/.config entries of another owner or group under the write-discarding overlay (issue 32,
-# item 8). The sandbox's user namespace maps only the user's own uid and gid, and the kernel's
+# ~/.config entries of another owner or group under the write-discarding overlay. The sandbox's user namespace maps only the user's own uid and gid, and the kernel's
 # overlayfs refuses to copy up a lower entry whose owner or group has no mapping there
 # (fs/overlayfs/copy_up.c: EOVERFLOW). So inside, reads and listings work, but a write to such
 # a file, a new entry in such a dir, or a write below it (its parents are copied up first)

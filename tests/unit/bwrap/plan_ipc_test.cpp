@@ -337,7 +337,7 @@ TEST_CASE("the user-socket scan's bound is shared by the top-level dirs: a big o
   REQUIRE(std::system(("rm -rf '" + r + "'").c_str()) == 0);
 }
 
-// --- ~/.config entries overlayfs cannot copy up (issue 32, item 8) ---------------------------
+// --- ~/.config entries overlayfs cannot copy up ------------------------------------------------
 
 namespace {
 
