@@ -25,6 +25,7 @@ bl_limit() {
 set +e
 low=$(bl_limit 1024:1024 --allow-domain "$W" --exec python3 flood.py tunnels 300 "$W" 2>"$T_DIR/low.err")
 HARD=$(ulimit -Hn)  # what this machine allows; raising past it needs CAP_SYS_RESOURCE
+[ "$HARD" = unlimited ] || [ "$HARD" -ge 2048 ] || host_lacks "a hard descriptor limit above 2048 for the control (ulimit -Hn: $HARD)"
 high=$(bl_limit "1024:$HARD" --allow-domain "$W" --exec python3 flood.py tunnels 300 "$W" 2>"$T_DIR/high.err")
 inside=$(bl_limit "1024:$HARD" --allow-domain "$W" --exec sh -c 'ulimit -Sn; ulimit -Hn' 2>/dev/null)
 set -e
