@@ -71,14 +71,15 @@ run_pair() {
 run_pair ""
 log "attack: $OUT"
 check "A's proxy ran (its socket is in A's state dir, outside /tmp)" test -d "$HOME_A/.local/state/blaude"
-check "B, sharing the host's /tmp, finds no proxy socket" grep -qx "found 0" <<<"$OUT"
-check "... and gets no answer from any proxy" sh -c '! printf "%s\n" "$1" | grep -q "^answer"' sh "$OUT"
+# B may find other tests' proxies (their homes are under /tmp); none of those allows A's server.
+check "B, sharing the host's /tmp, gets through to A's server through no proxy" \
+  sh -c '! printf "%s\n" "$1" | grep -qx "answer HTTP/1.1 200 OK"' sh "$OUT"
 
 CTL="$T_DIR/ctl-state"  # under /tmp: where B can look
 mkdir -p "$CTL"
 chown 65534:65534 "$CTL"
 run_pair "$CTL"
 log "control: $OUT"
-check "control: with A's socket under /tmp, B finds it" grep -qx "found 1" <<<"$OUT"
-check "control: ... and reaches the server through A's proxy" grep -qx "answer HTTP/1.1 200 OK" <<<"$OUT"
+check "control: with A's socket under /tmp, B finds it and reaches the server through A's proxy" \
+  grep -qx "answer HTTP/1.1 200 OK" <<<"$OUT"
 finish

@@ -27,6 +27,7 @@ struct Run {
 Run decide(const cli::Options& o, sandbox::Grants g = {}, std::string no_default = "") {
   Run r;
   HostEnv host = HostEnv::from_environ({"HOME=/home/u", "XDG_RUNTIME_DIR=/nonexistent"});
+  host.home = "/home/u";  // from_environ leaves the passwd lookup to the caller
   r.d = decide_network(host, o, std::move(g), no_default, r.env, r.req, r.preps, r.notices);
   return r;
 }
@@ -69,10 +70,18 @@ TEST_CASE("app net: proxy mode from the command line and the policy", "[net]") {
   CHECK(env_of(r, "HTTP_PROXY") == "http://127.0.0.1:3128");
   CHECK(env_of(r, "no_proxy") == "localhost,127.0.0.1,::1");
   CHECK(env_of(r, "ALL_PROXY") == "socks5h://127.0.0.1:3128");
-  REQUIRE(r.preps.size() == 1);
-  CHECK(r.preps[0].mode == 0700);
-  CHECK(r.preps[0].path.starts_with("/tmp/blaude-net-"));  // XDG_RUNTIME_DIR is not a dir here
-  CHECK(r.d.launch->socket == r.preps[0].path + "/proxy.sock");
+  // XDG_RUNTIME_DIR is not a dir here: blaude's state dir, never /tmp; its missing parents
+  // (none of /home/u exists on this machine) are made first, top down, each 0700.
+  REQUIRE(r.preps.size() >= 2);
+  const auto& dir = r.preps.back();
+  CHECK(dir.path.starts_with("/home/u/.local/state/blaude/blaude-net-"));
+  CHECK(r.d.launch->socket == dir.path + "/proxy.sock");
+  for (size_t i = 0; i < r.preps.size(); ++i) {
+    CHECK(r.preps[i].mode == 0700);
+    CHECK(r.preps[i].kind == sandbox::HostPrep::Kind::MakeDir);
+    if (i) CHECK(r.preps[i].path.starts_with(r.preps[i - 1].path + "/"));
+  }
+  CHECK(r.preps[r.preps.size() - 2].path == "/home/u/.local/state/blaude");
 }
 
 TEST_CASE("app net: no-default-domains, --publish alone, --no-network over a policy", "[net]") {
