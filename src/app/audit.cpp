@@ -305,9 +305,8 @@ std::optional<audit::PriorWalk> prior_walk(const sandbox::bwrap::WorkspaceScan& 
   for (const auto& [rel, pf] : ws.hits) {
     if (!claude_code_project_name(basename_of(rel))) continue;
     auto id = ws.ids.find(ws.root + "/" + rel);
-    p.claude_names.emplace(ws.root + "/" + rel, id != ws.ids.end() && id->second.type
-                                                    ? std::to_string(id->second.dev) + ":" + std::to_string(id->second.ino)
-                                                    : "");
+    p.claude_names.emplace(ws.root + "/" + rel,
+                           id != ws.ids.end() && id->second.type ? audit::file_identity(id->second.dev, id->second.ino) : "");
   }
   return p;
 }

@@ -260,7 +260,7 @@ private:
       struct stat st;
       if (::fstatat(fd->get(), ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
         dotgit(fd->get(), path, S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN);
-      for (const char* name : {".claude", ".mcp.json"})
+      for (const char* name : kClaudeCodeProjectNames)
         if (::fstatat(fd->get(), name, &st, AT_SYMLINK_NOFOLLOW) == 0) snap_.claude_names.emplace(path + "/" + name, identity(st));
       return;
     }
@@ -293,9 +293,7 @@ private:
               [](const Pending& a, const Pending& b) { return a.name > b.name; });
   }
 
-  static std::string identity(const struct stat& st) {
-    return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
-  }
+  static std::string identity(const struct stat& st) { return file_identity(st.st_dev, st.st_ino); }
   void claude_name(int dirfd, const std::string& name, const std::string& path) {
     struct stat st;
     snap_.claude_names.emplace(path, ::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ? identity(st) : "");
@@ -676,6 +674,10 @@ private:
 };
 
 }  // namespace
+
+std::string file_identity(unsigned long long dev, unsigned long long ino) {
+  return std::to_string(dev) + ":" + std::to_string(ino);
+}
 
 Snapshot take_snapshot(const WalkInput& in, const std::vector<PriorWalk>& prior) { return Walker(in).run(prior); }
 

@@ -39,6 +39,9 @@ struct PriorWalk {
   size_t dirs = 0;
 };
 
+// How Snapshot::claude_names identifies an entry: "dev:ino".
+std::string file_identity(unsigned long long dev, unsigned long long ino);
+
 // `prior`: complete walks of some roots (truncated ones must not be passed); a root without one
 // is walked.
 Snapshot take_snapshot(const WalkInput& in, const std::vector<PriorWalk>& prior = {});

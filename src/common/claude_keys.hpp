@@ -51,6 +51,8 @@ const std::vector<ClaudeCodeEntry>& claude_code_entries();
 // `claude -p` starts without asking). Both backends protect them at any depth; the audit moves
 // aside a new one (audit/walk.hpp). ASCII case-insensitive.
 bool claude_code_project_name(std::string_view name);
+// The same names as written, for a lookup by name (a dir whose entries are not listed).
+inline constexpr const char* kClaudeCodeProjectNames[] = {".claude", ".mcp.json"};
 
 // The paths a command string names, absolute: whitespace-split, one pair of quotes stripped;
 // a leading ~/, $HOME/ or ${HOME}/ is `home`, $CLAUDE_PROJECT_DIR/ or ${CLAUDE_PROJECT_DIR}/ is

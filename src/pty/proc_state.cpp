@@ -39,9 +39,10 @@ ProcParent parent_from_proc_stat(std::string_view stat) {
   return out;
 }
 
-ProcParent process_parent(pid_t pid) {
-  if (pid <= 0) return {};
 #if BLAUDE_LINUX_CALLS
+namespace {
+// The head of /proc/PID/stat (state, ppid and pgrp are in its first fields); "" when gone.
+std::string read_proc_stat(pid_t pid) {
   char path[64];
   std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
   FILE* f = std::fopen(path, "re");
@@ -49,7 +50,15 @@ ProcParent process_parent(pid_t pid) {
   char buf[512];
   size_t n = std::fread(buf, 1, sizeof buf, f);
   std::fclose(f);
-  return parent_from_proc_stat(std::string_view(buf, n));
+  return std::string(buf, n);
+}
+}  // namespace
+#endif
+
+ProcParent process_parent(pid_t pid) {
+  if (pid <= 0) return {};
+#if BLAUDE_LINUX_CALLS
+  return parent_from_proc_stat(read_proc_stat(pid));
 #else
   RunResult ps = run_capture({"/bin/ps", "-o", "ppid=,pgid=", "-p", std::to_string(pid)});
   ProcParent out;
@@ -78,14 +87,7 @@ char process_state(pid_t pid) {
     default: return 0;
   }
 #elif BLAUDE_LINUX_CALLS
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
-  FILE* f = std::fopen(path, "re");
-  if (!f) return 0;
-  char buf[512];
-  size_t n = std::fread(buf, 1, sizeof buf, f);
-  std::fclose(f);
-  return state_from_proc_stat(std::string_view(buf, n));
+  return state_from_proc_stat(read_proc_stat(pid));
 #else
   // Absolute: no PATH entry the sandboxed command controls can stand in for ps.
   RunResult ps = run_capture({"/bin/ps", "-o", "stat=", "-p", std::to_string(pid)});

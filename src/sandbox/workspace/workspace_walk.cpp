@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/platform.hpp"
+#include "common/claude_keys.hpp"
 #include "sandbox/workspace/names.hpp"
 #if BLAUDE_LINUX_CALLS
 #include <sched.h>
@@ -129,7 +130,7 @@ struct Walk {
         if (t == S_IFDIR || t == S_IFREG || t == S_IFLNK) n.git.push_back({k, root + "/" + base + ".git"});
       }
       // Nor a `.claude` dir, but a `.claude` link or file and a `.mcp.json` may be there.
-      for (const char* name : {".claude", ".mcp.json"})
+      for (const char* name : kClaudeCodeProjectNames)
         if (::fstatat(fd.get(), name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
           ++entries;
           n.dotnames.push_back({base + name, unsigned(st.st_mode & S_IFMT)});
