@@ -392,6 +392,7 @@ AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launc
   s.walk.seconds = kBeforeSeconds;
   s.walk.sweep_seconds = kBeforeSweepSeconds;
   s.test_delay_ms = std::atoi(host.get("BLAUDE_TEST_AUDIT_DELAY_MS").c_str());
+  s.live_off = host.get("BLAUDE_LIVE_AUDIT") == "off";
   if (l.plan.deferred) return s;  // audit_before(), once the scan is done
   take_before(s, l.prior_walks);
   return s;
@@ -404,8 +405,34 @@ void audit_before(AuditSession& s, const sandbox::bwrap::WorkspaceScan& ws) {
   take_before(s, prior);
 }
 
+void audit_live(AuditSession& s, pid_t session) {
+  if (!s.enabled || s.live_off || s.walk.roots.empty()) return;
+  LiveConfig c;
+  c.walk = s.walk;
+  c.stamp = utc_stamp() + "-live";
+  c.session = session;
+  s.live = std::make_unique<LiveAudit>(s.before, std::move(c));
+}
+
 void audit_end(AuditSession& s) {
   const std::string stamp = utc_stamp();
+  // What the watcher did during the session comes first in the report.
+  std::vector<audit::Finding> live_findings;
+  std::vector<audit::Applied> live_applied;
+  bool live_ended = false;
+  if (s.live) {
+    s.live->stop();
+    spdlog::info("audit: during the session: {} walks, the longest {:.1f} ms, {} files made inert", s.live->checks,
+                 s.live->longest_walk_ms, s.live->findings.size());
+    live_findings = std::move(s.live->findings);
+    live_applied = std::move(s.live->applied);
+    live_ended = s.live->ended_session;
+    s.live.reset();
+    const char* when = "made inert during the session, as it appeared:";
+    for (auto& f : live_findings) f.details.insert(f.details.begin(), when);
+    for (auto& a : live_applied)
+      if (!a.removed.empty()) a.removed.insert(a.removed.begin(), when);
+  }
   // Done with the journal once the files are as this audit leaves them (every return below).
   struct Drop {
     AuditSession& s;
@@ -443,6 +470,11 @@ void audit_end(AuditSession& s) {
   auto done = audit::apply_findings(git, s.walk.roots);
   findings.insert(findings.end(), git.begin(), git.end());
   applied.insert(applied.end(), done.begin(), done.end());
+  findings.insert(findings.begin(), live_findings.begin(), live_findings.end());
+  applied.insert(applied.begin(), live_applied.begin(), live_applied.end());
+  if (live_ended)
+    std::fprintf(stderr, "blaude: the session was ended: the agent kept writing git configuration that runs programs "
+                         "on this machine (%zu files made inert while it ran)\n", live_findings.size());
   if (findings.empty() && !s.enabled) return;
   spdlog::info("audit: after the session: {} repos, {} files, {} dirs in {:.1f} ms; {} findings", after.repos.size(),
                after.files.size(), after.dirs, after.seconds * 1000, findings.size());

@@ -11,6 +11,7 @@
 
 #include "app/journal.hpp"
 #include "app/launch.hpp"
+#include "app/live_audit.hpp"
 #include "audit/claude_files.hpp"
 #include "audit/diff.hpp"
 #include "audit/snapshot.hpp"
@@ -45,6 +46,10 @@ struct AuditSession {
   // The start state of `claude`, outside every sandbox (app/journal.hpp); removed by audit_end.
   std::string journal_root;
   Journal journal;
+  // The watcher during the session (live_audit.hpp), from the child's start to audit_end.
+  // BLAUDE_LIVE_AUDIT=off: none (to measure the window it closes).
+  bool live_off = false;
+  std::unique_ptr<LiveAudit> live;
 };
 
 // The roots: the plan's writable host dirs (the workspace, -m DIR:rw, write grants, ~/.claude),
@@ -58,6 +63,10 @@ AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launc
 // before anything in the sandbox can run (supervise's before_command). Before it the session
 // audits only Claude's files.
 void audit_before(AuditSession& s, const sandbox::bwrap::WorkspaceScan& ws);
+
+// Starts the watcher during the session (live_audit.hpp) once the child runs: `session` is the
+// process to end when the limit is reached. Nothing when the snapshot before is not taken.
+void audit_live(AuditSession& s, pid_t session);
 
 // Prints the report on stderr (nothing when there is nothing to say) and logs it.
 void audit_end(AuditSession& s);

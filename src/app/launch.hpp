@@ -1,6 +1,8 @@
 // Internal to the app layer: a launch as decided, before anything on the host has changed.
 // decide_*() fill it (reads only); prepare() makes the changes it lists; supervise() runs it.
 #pragma once
+#include <sys/types.h>
+
 #include <functional>
 #include <optional>
 #include <string>
@@ -86,6 +88,9 @@ std::optional<Failure> prepare(const Launch& l);
 // warnings are printed then, and `before_command` gets the workspace scan before the protect
 // helper is forked (nothing in the sandbox can run before that).
 using ScanHook = std::function<void(const sandbox::bwrap::WorkspaceScan&)>;
-int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const ScanHook& before_command = {});
+// Called once the child runs (after before_command), with its pid.
+using StartHook = std::function<void(pid_t)>;
+int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const ScanHook& before_command = {},
+              const StartHook& started = {});
 
 }  // namespace blaude::app

@@ -57,7 +57,9 @@ Outcome run(const cli::Options& o) {
   AuditSession audit = audit_begin(host, o, launch);  // before the child can change anything
   // A deferred plan's scan ends after bwrap's spawn: the repositories' snapshot is taken then,
   // still before anything in the sandbox runs (supervise's before_command).
-  int rc = supervise(host, o, launch, [&audit](const sandbox::bwrap::WorkspaceScan& ws) { audit_before(audit, ws); });
+  int rc = supervise(
+      host, o, launch, [&audit](const sandbox::bwrap::WorkspaceScan& ws) { audit_before(audit, ws); },
+      [&audit](pid_t pid) { audit_live(audit, pid); });
   audit_end(audit);  // the sandbox is gone, the terminal restored
   spdlog::info("exit code {}", rc);
   return rc;

@@ -55,7 +55,8 @@ std::optional<std::vector<std::string>> shim_on_pty(const std::vector<std::strin
 
 }  // namespace
 
-int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const ScanHook& before_command) {
+int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const ScanHook& before_command,
+              const StartHook& started) {
   pty::Command cmd;
   sandbox::bwrap::PreparedLaunch prepared;
   if (l.sandboxed && l.backend == Backend::Seatbelt) {
@@ -112,8 +113,8 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const
   // A deferred layout that failed (the gate closed without the proof): its own hint, as plan()
   // would have given it before the start.
   std::string deferred_hint;
-  if (prepared.gate)
-    so.after_spawn = [&l, &prepared, &before_command, &deferred_hint] {
+  so.after_spawn = [&l, &prepared, &before_command, &deferred_hint, &started](pid_t pid) {
+    if (prepared.gate) {
       if (const auto* r = sandbox::bwrap::finish_deferred(l.plan, prepared)) {
         if (!r->error.empty()) deferred_hint = r->hint;
         report_findings(r->warnings, r->notes);
@@ -121,7 +122,9 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const
         if (r->scan && before_command) before_command(*r->scan);
       }
       prepared.gate->launch_helper();
-    };
+    }
+    if (started) started(pid);
+  };
 
   // Proxy mode: the proxy and the published ports are bound now, before the child exists.
   std::unique_ptr<NetSession> net;

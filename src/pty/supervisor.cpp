@@ -88,7 +88,7 @@ int run_plain(const std::string& path, const Command& cmd, const SuperviseOption
     waitpid(c.pid, nullptr, 0);
     return report_exec_error(cmd.argv[0], c.exec_errno, cmd, c.pre_exec_step);
   }
-  if (opts.after_spawn) opts.after_spawn();
+  if (opts.after_spawn) opts.after_spawn(c.pid);
   for (;;) {
     int st;
     pid_t r = waitpid(c.pid, &st, WNOHANG);
@@ -170,7 +170,7 @@ int run_pty(const std::string& path, const Command& cmd, const SuperviseOptions&
   if (cmd.pty_argv) on_pty.argv = *cmd.pty_argv;
   Child c = spawn_on_pty(path, on_pty, &child_modes, have_ws ? &ws : nullptr);
   if (c.pid < 0) return report_exec_error(cmd.argv[0], c.exec_errno ? c.exec_errno : EIO, cmd, 0);
-  if (opts.after_spawn) opts.after_spawn();
+  if (opts.after_spawn) opts.after_spawn(c.pid);
 
   // While the child execs (the other core), set up our side; check its exec afterwards.
   // SIGKILL of blaude cannot be caught: a watchdog puts the modes back if it never hears from us.

@@ -1,6 +1,8 @@
 // Runs one command to completion the way a user expects from a terminal program: under a
 // supervised pty when blaude's stdin and stdout are terminals, on blaude's own stdio otherwise.
 #pragma once
+#include <sys/types.h>
+
 #include <functional>
 #include <optional>
 #include <string>
@@ -28,8 +30,8 @@ struct SuperviseOptions {
   bool sweep_session = false;
   // Called once in blaude right after the child was started (not when it could not be): work
   // that must happen before the child gets far, yet need not delay its start (bwrap's protect
-  // helper, sandbox/bwrap/run/protect_gate.hpp).
-  std::function<void()> after_spawn;
+  // helper, sandbox/bwrap/run/protect_gate.hpp). Given the child's pid.
+  std::function<void(pid_t)> after_spawn;
 };
 
 // Returns blaude's exit code: the child's code, 128+N for signal N, 126/127 when it cannot be

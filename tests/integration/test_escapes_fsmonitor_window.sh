@@ -1,83 +1,146 @@
 #!/usr/bin/env bash
-# The window during the session, measured. test_escapes_audit shows that
-# after the session the host's `git status` runs nothing the agent planted in a new repository.
-# This one shows what happens BEFORE the audit: while the agent still works, it makes a new repo
-# `sub` with core.fsmonitor in sub/.git/config and adds it to the workspace's repo as a gitlink
-# (the index stays writable: agents commit). The user types `git status` in the workspace in
-# another terminal on the host: git looks into the gitlink's repo and runs its fsmonitor command,
-# on the host, outside every sandbox. The test records when the agent's last write was done and
-# when the host first ran the planted command, and prints the gap; the window stays open until
-# the session ends and the audit moves the config aside (the last checks: closed after it).
+# The window during the session (app/live_audit.hpp). test_escapes_audit shows that after the
+# session the host's `git status` runs nothing the agent planted in a new repository. This one is
+# about the time BEFORE the audit at exit: while the agent still works, it makes a new repository
+# `sub` with core.fsmonitor in its config and adds it to the workspace's index as a gitlink (the
+# index stays writable: agents commit). The user types `git status` in the workspace in another
+# terminal on the host: git enters the gitlink's repository and would run its fsmonitor command
+# on the host, outside every sandbox. The watcher makes the config inert as it appears.
 #
-# This test documents an open hole: it PASSES while the window exists (each check below says
-# what it shows). When a fix lands (a watcher that neutralises the key as it appears, or an
-# index that cannot gain gitlinks), flip the "window open" checks.
+# Through the real blaude, as uid 65534, with both bwraps:
+#   - the attack in both orders (the config planted before the gitlink, and after it), through an
+#     include file, and through a `.git` file naming a gitdir in the host's /tmp (shared with the
+#     sandbox, not audited): the host's git status, run as often as a prompt would, never runs
+#     the planted command while the session runs; the agent's own view shows when the key (or the
+#     pointer) was gone: the window, in ms;
+#   - a new repository no index names (the user would have to be in it): made inert within the
+#     period of the walk that runs without an event;
+#   - control: BLAUDE_LIVE_AUDIT=off, the same attack: the host's git status runs it mid-session;
+#   - an agent that keeps putting the key back: the session is ended, and says why.
 . "$(dirname "$0")/lib.sh"
 
 need_sandbox
 need_overlay_bwrap
 sandbox_dirs
 mkdir -p "$H/marks" && chown $NOBODY:$NOBODY "$H/marks"
+OUT_GITDIR=/tmp/blaude-fsm-$$
+at_exit "rm -rf $OUT_GITDIR"
 
 hostgit() { (cd "$WS" && as_nobody env -i HOME="$H" PATH=/usr/bin:/bin GIT_CONFIG_NOSYSTEM=1 git "$@"); }
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
-# Inside: the plant, then a timestamp of its last write (in ms), then wait for the host's go.
+# Inside: make the repository, plant as $2 says, write the time of the plant and of the moment
+# the agent's own view no longer has the key (both in ms), then wait for the host.
+#   $1: the marks dir; $2: before | after | include | loose | outside; $3 (outside): a repository
+#   in the host's /tmp, which the sandbox shares and the audit does not walk
 plant='
   set -e
-  git init -q sub
-  git -C sub -c user.name=a -c user.email=a@b commit -q --allow-empty -m x
-  git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub
-  git -C sub config core.fsmonitor "date +%s%N >$1/marks/ran; false"
-  echo $(($(date +%s%N) / 1000000)) >.planted
+  ms() { echo $(($(date +%s%N) / 1000000)); }
+  cfg=sub/.git/config
+  link() { git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub; }
+  bad="date +%s%N >$1/marks/ran; false"
+  if [ "$2" != outside ]; then
+    git init -q sub
+    git -C sub -c user.name=a -c user.email=a@b commit -q --allow-empty -m x
+  fi
+  case $2 in
+    before)  git -C sub config core.fsmonitor "$bad"; t=$(ms); link ;;
+    after)   link; sleep 0.3; git -C sub config core.fsmonitor "$bad"; t=$(ms) ;;
+    include) link; sleep 0.3; printf "[core]\n\tfsmonitor = %s\n" "$bad" >inc.cfg
+             git -C sub config include.path ../../inc.cfg; t=$(ms); cfg=inc.cfg ;;
+    loose)   git -C sub config core.fsmonitor "$bad"; t=$(ms) ;;
+    outside) rm -rf "$3"; git init -q "$3"
+             git -C "$3" -c user.name=a -c user.email=a@b commit -q --allow-empty -m x
+             git -C "$3" config core.fsmonitor "$bad"; mkdir sub
+             echo "gitdir: $3/.git" >sub/.git; t=$(ms); link; cfg=sub/.git ;;
+  esac
+  echo $t >.planted
+  present() { if [ "$2" = outside ]; then test -e $cfg; else grep -q fsmonitor $cfg 2>/dev/null; fi; }
+  i=0; while present "$@" && [ $i -lt 3000 ]; do i=$((i+1)); done
+  ms >.gone
   i=0; while [ ! -e .done ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
-  rm -f .done .planted'
+  rm -f .done .planted .gone'
 
-for bw in /usr/bin "$NEW"; do
-  label="bwrap $("$bw/bwrap" --version | awk '{print $2}')"
+# attack LABEL BWRAP_DIR MODE: one session. Sets RAN (yes/no: the host ran the planted command),
+# RUNNING (yes/no: the session still ran after the host's last git status), WINDOW (ms from the
+# plant to the agent seeing it gone, "" if it never did) and RC (blaude's exit code).
+attack() {
+  local label=$1 bw=$2 mode=$3 n=0 bpid
   rm -rf "$WS" "$H/marks"/*
   mkdir -p "$WS" && chown $NOBODY:$NOBODY "$WS"
   hostgit init -q . && hostgit -c user.name=u -c user.email=u@h commit -q --allow-empty -m init
-  start=$(now_ms)
-  sb_nobody "$bw" -- "$plant" "$H" >"$T_DIR/sb.out" &
+  sb_nobody "$bw" -- "$plant" "$H" "$mode" "$OUT_GITDIR" >"$T_DIR/sb.out" &
   bpid=$!
-  wait_until test -s "$WS/.planted" || wait_until test -s "$WS/.planted" || wait_until test -s "$WS/.planted" || fail "$label: the agent's plant did not finish: $(cat "$T_DIR/sb.err")"
-  planted=$(cat "$WS/.planted")
+  wait_until test -s "$WS/.planted" || wait_until test -s "$WS/.planted" || wait_until test -s "$WS/.planted" ||
+    fail "$label: the agent's plant did not finish: $(cat "$T_DIR/sb.err")"
   # The user's `git status` in another terminal, as often as a prompt that shows git state
-  # would run it; at most 10 s.
-  n=0
-  while [ ! -e "$H/marks/ran" ] && [ $n -lt 200 ]; do
-    hostgit status --porcelain >/dev/null 2>&1 || true
+  # would run it, for 1.5 s. In the loose mode the workspace's index does not name sub: the
+  # user is in it.
+  while [ ! -e "$H/marks/ran" ] && [ $n -lt 30 ]; do
+    if [ "$mode" = loose ]; then
+      (cd "$WS/sub" && as_nobody env -i HOME="$H" PATH=/usr/bin:/bin GIT_CONFIG_NOSYSTEM=1 git status --porcelain >/dev/null 2>&1) || true
+    else
+      hostgit status --porcelain >/dev/null 2>&1 || true
+    fi
     n=$((n+1))
-    [ -e "$H/marks/ran" ] || sleep 0.05
+    sleep 0.05
   done
-  ran_at=$(($(cat "$H/marks/ran" 2>/dev/null || echo 0) / 1000000))
-  still_running=$(kill -0 $bpid 2>/dev/null && echo yes || echo no)
-  # A second later, the same: the window lasts as long as the session does.
-  mv "$H/marks/ran" "$H/marks/first" 2>/dev/null || true
-  sleep 1
-  hostgit status --porcelain >/dev/null 2>&1 || true
-  again=$(test -e "$H/marks/ran" && echo yes || echo no)
-  still_running2=$(kill -0 $bpid 2>/dev/null && echo yes || echo no)
-  mv "$H/marks/first" "$H/marks/ran" 2>/dev/null || true
+  RUNNING=$(kill -0 $bpid 2>/dev/null && echo yes || echo no)
+  RAN=$(test -e "$H/marks/ran" && echo yes || echo no)
+  wait_until test -s "$WS/.gone" || true
+  WINDOW=""
+  [ -s "$WS/.gone" ] && WINDOW=$(($(cat "$WS/.gone") - $(cat "$WS/.planted")))
   touch "$WS/.done"
-  wait $bpid || fail "$label: blaude exited $?: $(cat "$T_DIR/sb.err")"
-  end=$(now_ms)
-  check "$label: window open: the host's git status ran the planted fsmonitor mid-session" test -e "$H/marks/ran"
-  check "$label: and the session was still running then" test "$still_running" = yes
-  check "$label: the first host git status after the write already ran it" test "$n" = 1
-  check "$label: window still open a second later, session still running" test "$again$still_running2" = yesyes
-  if [ -e "$H/marks/ran" ]; then
-    log "$label: host exposed $((ran_at - planted)) ms after the agent's write (first host git status after it;" \
-      "$n git status runs; ~ the latency of one host git status), session start to write" \
-      "$((planted - start)) ms, the window stayed open $((end - ran_at)) ms more until blaude exited" \
-      "(the test ends the session then; a real session's length decides it)"
-  fi
-  # After the session: the audit closed it (what test_escapes_audit proves in full).
-  rm -f "$H/marks/ran"
-  hostgit status --porcelain >/dev/null 2>&1 || true
-  check "$label: after the session the audit has closed it" test ! -e "$H/marks/ran"
-  check "$label: and said so" grep -q "fsmonitor" "$T_DIR/sb.err"
+  RC=0
+  wait $bpid || RC=$?
+  [ "$RC" = 0 ] || log "$label: blaude exited $RC: $(head -c 600 "$T_DIR/sb.err")"
+}
+
+for bw in /usr/bin "$NEW"; do
+  label="bwrap $("$bw/bwrap" --version | awk '{print $2}')"
+  for mode in before after include outside; do
+    attack "$label, $mode" "$bw" $mode
+    check "$label, $mode: the host's git status never ran the planted fsmonitor while the session ran" test "$RAN$RUNNING" = noyes
+    check "$label, $mode: the agent saw it gone (window ${WINDOW:-?} ms)" test -n "$WINDOW"
+    check "$label, $mode: blaude exited 0" test "$RC" = 0
+    check "$label, $mode: the report says it was made inert during the session" grep -q "during the session" "$T_DIR/sb.err"
+    [ -n "$WINDOW" ] && log "$label, $mode: the plant was gone ${WINDOW} ms after the agent's write"
+  done
 done
+
+# A repository no index names: the walk without an event finds it within its period (what
+# remains: docs/policy.md). The host's git status in it starts at once and goes on 1.5 s:
+# within the period it may run; after it, never.
+attack "loose" /usr/bin loose
+check "loose: made inert within the walk's period, under 1.5 s (${WINDOW:-?} ms)" test -n "$WINDOW" -a "${WINDOW:-9999}" -lt 1500
+rm -f "$H/marks/ran"
+(cd "$WS/sub" && as_nobody env -i HOME="$H" PATH=/usr/bin:/bin GIT_CONFIG_NOSYSTEM=1 git status --porcelain >/dev/null 2>&1) || true
+check "loose: after that, git status in it runs nothing" test ! -e "$H/marks/ran"
+[ -n "$WINDOW" ] && log "loose repository: the plant was gone ${WINDOW} ms after the agent's write"
+
+# Control: without the watcher the same attack runs on the host mid-session.
+SB_ENV=(BLAUDE_LIVE_AUDIT=off)
+attack "control" /usr/bin before
+check "control (BLAUDE_LIVE_AUDIT=off): the host's git status ran the planted fsmonitor mid-session" test "$RAN$RUNNING" = yesyes
+check "control: the exit audit still closes it" grep -q "fsmonitor" "$T_DIR/sb.err"
+SB_ENV=()
+rm -f "$H/marks/ran"
+hostgit status --porcelain >/dev/null 2>&1 || true
+check "after every session the host's git status runs nothing" test ! -e "$H/marks/ran"
+
+# An agent that keeps putting the key back: each time is a window, so the session is ended.
+loop='
+  git init -q sub
+  git -C sub -c user.name=a -c user.email=a@b commit -q --allow-empty -m x
+  git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub
+  i=0; while [ $i -lt 400 ]; do git -C sub config core.fsmonitor "touch $1/marks/loop$i" 2>/dev/null; sleep 0.02; i=$((i+1)); done
+  echo survived >.survived'
+rm -rf "$WS" && mkdir -p "$WS" && chown $NOBODY:$NOBODY "$WS"
+hostgit init -q . && hostgit -c user.name=u -c user.email=u@h commit -q --allow-empty -m init
+rc=0
+sb_nobody /usr/bin -- "$loop" "$H" >"$T_DIR/sb.out" || rc=$?
+check "loop: the session was ended before the agent's loop finished (exit $rc)" test ! -e "$WS/.survived" -a "$rc" != 0
+check "loop: and blaude said why" grep -q "the session was ended" "$T_DIR/sb.err"
+hostgit status --porcelain >/dev/null 2>&1 || true
+check "loop: after it the host's git status runs nothing" test -z "$(ls "$H/marks")"
 
 finish
