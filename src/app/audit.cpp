@@ -444,6 +444,7 @@ void audit_end(AuditSession& s) {
   if (s.enabled) {
     s.walk.seconds = kAfterSeconds;
     s.walk.sweep_seconds = kAfterSweepSeconds;
+    s.walk.read_indexes = true;
     after = audit::take_snapshot(s.walk);
     git = audit::compare(s.before, after, {s.walk.roots, stamp});
   }

@@ -161,6 +161,7 @@ void LiveAudit::check() {
   audit::WalkInput w = cfg_.walk;
   w.seconds = std::min(w.seconds, 2.0);
   w.sweep_seconds = 0;
+  w.read_indexes = true;
   audit::Snapshot now = audit::take_snapshot(w);
   longest_walk_ms = std::max(longest_walk_ms, now.seconds * 1000);
   // Watch the gitdirs that appeared, and the dirs their config files are in (an include).

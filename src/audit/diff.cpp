@@ -149,6 +149,19 @@ std::vector<Finding> compare(const Snapshot& before, const Snapshot& after, cons
     }
     out.push_back(std::move(f));
   }
+  // An index that makes git enter a repository outside its work tree (or that blaude cannot
+  // read whole): the index goes aside; git then starts from an empty one, and the undo line puts
+  // the agent's back for the user who checked it.
+  for (const auto& [path, why] : after.bad_indexes) {
+    Finding f;
+    f.path = path;
+    f.repo = dirname_of(path);
+    f.role = Role::Pointer;
+    f.details.push_back("the index " + why + " (git status enters it and runs what its config names)");
+    f.act = Act::MoveAside;
+    f.aside = path + ".blaude-audit-" + ctx.stamp;
+    out.push_back(std::move(f));
+  }
   // What the walk after the session did not get to read: a repository there that the start did
   // not have (neither read nor seen by name) is moved aside whole, not only mentioned.
   for (const auto& path : after.unchecked) {

@@ -63,6 +63,11 @@ struct Snapshot {
   // path, or another object at the same path: a parent renamed away and the name made again) is
   // moved aside (diff.hpp). Nothing in them is read.
   std::map<std::string, std::string> claude_names;
+  // Indexes (WalkInput::read_indexes) that name a nested repository git would enter outside its
+  // work tree (an absolute path, a `..`), or that blaude cannot read whole: index path → why.
+  // git itself never writes such an entry, yet `git status` enters what one names and reads that
+  // repository's config: moved aside (diff.hpp).
+  std::map<std::string, std::string> bad_indexes;
   size_t dirs = 0;                          // directories read
   double seconds = 0;                       // how long the walk took
 };

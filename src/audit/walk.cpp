@@ -21,7 +21,9 @@
 #include "common/claude_keys.hpp"
 #include "common/git_config.hpp"
 #include "common/git_runners.hpp"
+#include "audit/git_index.hpp"
 #include "audit/git_paths.hpp"
+#include "common/file_io.hpp"
 #include "common/dir_list.hpp"
 #include "common/paths.hpp"
 #include "common/unique_fd.hpp"
@@ -356,9 +358,54 @@ private:
       if (common != gitdir) gitdir_path(common, worktree);
     }
     hooks_dir(common + "/hooks", gitdir, true);
+    if (in_.read_indexes) index_at(gfd, gitdir);
     linked_worktrees(gfd, gitdir);
     UniqueFd mods = open_dir(gfd, "modules", false);
     if (mods) modules(mods.get(), gitdir + "/modules", 0);
+  }
+
+  // The gitlinks an index names, judged by path: git enters each one that is populated, relative
+  // to the work tree, without checking the path (it never writes one that leaves the tree).
+  void index_at(int gfd, const std::string& gitdir) {
+    BeneathEntry e = read_beneath(gfd, "index", kMaxIndex);
+    if (e.kind == BeneathEntry::Missing) return;
+    const std::string why = e.kind == BeneathEntry::TooBig ? "larger than the audit reads (256 MiB)"
+                            : e.kind != BeneathEntry::File ? "not a regular file"
+                                                           : judge_index(gfd, e.text);
+    if (!why.empty()) snap_.bad_indexes.emplace(gitdir + "/index", why);
+  }
+
+  // "" when every gitlink in the index (and in the shared index a split index names) stays in
+  // the work tree.
+  static std::string judge_index(int gfd, const std::string& text) {
+    // The object name length is the repository's choice (SHA-1 or SHA-256): an index that reads
+    // whole either way is judged both ways.
+    std::vector<std::string> links;
+    bool read = false;
+    std::string err;
+    for (size_t hash : {size_t(20), size_t(32)}) {
+      IndexGitlinks g = index_gitlinks(text, hash);
+      if (!g.error.empty()) {
+        if (err.empty()) err = g.error;
+        continue;
+      }
+      read = true;
+      links.insert(links.end(), g.paths.begin(), g.paths.end());
+      if (!g.shared.empty()) {
+        BeneathEntry se = read_beneath(gfd, "sharedindex." + g.shared, kMaxIndex);
+        if (se.kind == BeneathEntry::File) {
+          IndexGitlinks sg = index_gitlinks(se.text, hash);
+          if (!sg.error.empty()) return "its shared index: " + sg.error;
+          links.insert(links.end(), sg.paths.begin(), sg.paths.end());
+        } else if (se.kind != BeneathEntry::Missing) {
+          return "its shared index is not a regular file blaude can read";
+        }
+      }
+    }
+    if (!read) return "not an index blaude can read (" + err + ")";
+    for (const auto& l : links)
+      if (!gitlink_path_ok(l)) return "names a nested repository outside its work tree: " + l;
+    return "";
   }
 
   // worktrees/<id>/: a linked work tree's own gitdir (config.worktree, commondir).

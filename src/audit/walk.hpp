@@ -20,6 +20,10 @@ struct WalkInput {
   // After the walk, the names-only pass below where it stopped (Snapshot::unchecked), for at
   // most this long; 0: none.
   double sweep_seconds = 0;
+  // Read every repository's index and judge the nested repositories it names
+  // (Snapshot::bad_indexes). Off for the walk before the session: git never writes such an index,
+  // so only what the session left is judged, and the start does not pay for reading them.
+  bool read_indexes = false;
 };
 
 // What an earlier walk of `root` (the sandbox probe's, moments before) found: every `.git` entry

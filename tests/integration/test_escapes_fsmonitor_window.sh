@@ -9,8 +9,9 @@
 #
 # Through the real blaude, as uid 65534, with both bwraps:
 #   - the attack in both orders (the config planted before the gitlink, and after it), through an
-#     include file, and through a `.git` file naming a gitdir in the host's /tmp (shared with the
-#     sandbox, not audited): the host's git status, run as often as a prompt would, never runs
+#     include file, through a `.git` file naming a gitdir in the host's /tmp (shared with the
+#     sandbox, not audited), and through an index whose gitlink names a repository in /tmp by
+#     its absolute path (git never writes one, but enters it): the host's git status, run as often as a prompt would, never runs
 #     the planted command while the session runs; the agent's own view shows when the key (or the
 #     pointer) was gone: the window, in ms;
 #   - a new repository no index names (the user would have to be in it): made inert within the
@@ -30,8 +31,8 @@ hostgit() { (cd "$WS" && as_nobody env -i HOME="$H" PATH=/usr/bin:/bin GIT_CONFI
 
 # Inside: make the repository, plant as $2 says, write the time of the plant and of the moment
 # the agent's own view no longer has the key (both in ms), then wait for the host.
-#   $1: the marks dir; $2: before | after | include | loose | outside; $3 (outside): a repository
-#   in the host's /tmp, which the sandbox shares and the audit does not walk
+#   $1: the marks dir; $2: before | after | include | loose | outside | index; $3 (outside, index):
+#   a repository in the host's /tmp, which the sandbox shares and the audit does not walk
 plant='
   set -e
   ms() { echo $(($(date +%s%N) / 1000000)); }
@@ -48,17 +49,37 @@ plant='
     include) link; sleep 0.3; printf "[core]\n\tfsmonitor = %s\n" "$bad" >inc.cfg
              git -C sub config include.path ../../inc.cfg; t=$(ms); cfg=inc.cfg ;;
     loose)   git -C sub config core.fsmonitor "$bad"; t=$(ms) ;;
+    index)   rm -rf "$3"; git init -q "$3"
+             git -C "$3" -c user.name=a -c user.email=a@b commit -q --allow-empty -m x
+             git -C "$3" config core.fsmonitor "$bad"
+             python3 .mkindex.py .git/index "$3"; t=$(ms); cfg=.git/index ;;
     outside) rm -rf "$3"; git init -q "$3"
              git -C "$3" -c user.name=a -c user.email=a@b commit -q --allow-empty -m x
              git -C "$3" config core.fsmonitor "$bad"; mkdir sub
              echo "gitdir: $3/.git" >sub/.git; t=$(ms); link; cfg=sub/.git ;;
   esac
   echo $t >.planted
-  present() { if [ "$2" = outside ]; then test -e $cfg; else grep -q fsmonitor $cfg 2>/dev/null; fi; }
+  present() {
+    case $2 in
+      outside) test -e $cfg ;;
+      index) grep -q "$3" $cfg 2>/dev/null ;;
+      *) grep -q fsmonitor $cfg 2>/dev/null ;;
+    esac
+  }
   i=0; while present "$@" && [ $i -lt 3000 ]; do i=$((i+1)); done
   ms >.gone
   i=0; while [ ! -e .done ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
   rm -f .done .planted .gone'
+
+# An index whose one entry is a gitlink at an absolute path (git never writes one, but reads and
+# enters it): python3 .mkindex.py OUT PATH (copied into the workspace for the agent).
+cat >"$H/mkindex.py" <<'EOF'
+import struct, sys
+p = sys.argv[2].encode()
+e = struct.pack(">10I", 0, 0, 0, 0, 0, 0, 0o160000, 0, 0, 0) + bytes(20) + struct.pack(">H", len(p)) + p
+e += bytes(8 - len(e) % 8)
+open(sys.argv[1], "wb").write(b"DIRC" + struct.pack(">II", 2, 1) + e + bytes(20))
+EOF
 
 # attack LABEL BWRAP_DIR MODE: one session. Sets RAN (yes/no: the host ran the planted command),
 # RUNNING (yes/no: the session still ran after the host's last git status), WINDOW (ms from the
@@ -66,7 +87,7 @@ plant='
 attack() {
   local label=$1 bw=$2 mode=$3 n=0 bpid
   rm -rf "$WS" "$H/marks"/*
-  mkdir -p "$WS" && chown $NOBODY:$NOBODY "$WS"
+  mkdir -p "$WS" && cp "$H/mkindex.py" "$WS/.mkindex.py" && chown -R $NOBODY:$NOBODY "$WS"
   hostgit init -q . && hostgit -c user.name=u -c user.email=u@h commit -q --allow-empty -m init
   sb_nobody "$bw" -- "$plant" "$H" "$mode" "$OUT_GITDIR" >"$T_DIR/sb.out" &
   bpid=$!
@@ -97,7 +118,7 @@ attack() {
 
 for bw in /usr/bin "$NEW"; do
   label="bwrap $("$bw/bwrap" --version | awk '{print $2}')"
-  for mode in before after include outside; do
+  for mode in before after include outside index; do
     attack "$label, $mode" "$bw" $mode
     check "$label, $mode: the host's git status never ran the planted fsmonitor while the session ran" test "$RAN$RUNNING" = noyes
     check "$label, $mode: the agent saw it gone (window ${WINDOW:-?} ms)" test -n "$WINDOW"
@@ -127,6 +148,29 @@ rm -f "$H/marks/ran"
 hostgit status --porcelain >/dev/null 2>&1 || true
 check "after every session the host's git status runs nothing" test ! -e "$H/marks/ran"
 
+# After the session: an index naming a repository in /tmp by its absolute path, left by a
+# session without the watcher. The exit audit moves the index aside; control: with
+# --allow-protected-writes (no audit) the host's git status runs the planted command.
+quick='
+  git init -q "$2" && git -C "$2" -c user.name=a -c user.email=a@b commit -q --allow-empty -m x
+  git -C "$2" config core.fsmonitor "date +%s%N >$1/marks/ran; false"
+  python3 .mkindex.py .git/index "$2"'
+for opt in "" --allow-protected-writes; do
+  rm -rf "$WS" "$H/marks"/* "$OUT_GITDIR"
+  mkdir -p "$WS" && cp "$H/mkindex.py" "$WS/.mkindex.py" && chown -R $NOBODY:$NOBODY "$WS"
+  hostgit init -q . && hostgit -c user.name=u -c user.email=u@h commit -q --allow-empty -m init
+  SB_ENV=(BLAUDE_LIVE_AUDIT=off)
+  sb_nobody /usr/bin $opt -- "$quick" "$H" "$OUT_GITDIR" >"$T_DIR/sb.out" || true
+  SB_ENV=()
+  hostgit status --porcelain >/dev/null 2>&1 || true
+  if [ -z "$opt" ]; then
+    check "index after the session: the host's git status runs nothing" test ! -e "$H/marks/ran"
+    check "index after the session: the report names the index" grep -q "names a nested repository outside its work tree" "$T_DIR/sb.err"
+  else
+    check "index after the session, control ($opt): the host's git status ran it" test -e "$H/marks/ran"
+  fi
+done
+
 # An agent that keeps putting the key back: each time is a window, so the session is ended.
 loop='
   git init -q sub
@@ -134,7 +178,7 @@ loop='
   git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub
   i=0; while [ $i -lt 400 ]; do git -C sub config core.fsmonitor "touch $1/marks/loop$i" 2>/dev/null; sleep 0.02; i=$((i+1)); done
   echo survived >.survived'
-rm -rf "$WS" && mkdir -p "$WS" && chown $NOBODY:$NOBODY "$WS"
+rm -rf "$WS" "$H/marks"/* && mkdir -p "$WS" && chown $NOBODY:$NOBODY "$WS"
 hostgit init -q . && hostgit -c user.name=u -c user.email=u@h commit -q --allow-empty -m init
 rc=0
 sb_nobody /usr/bin -- "$loop" "$H" >"$T_DIR/sb.out" || rc=$?
