@@ -214,6 +214,41 @@ std::vector<audit::Finding> claude_findings(const std::vector<WatchedClaude>& wa
 
 namespace {
 
+bool under(const std::string& p, const std::vector<std::string>& roots) {
+  return std::any_of(roots.begin(), roots.end(), [&](const std::string& r) { return is_under(p, r); });
+}
+
+// `before` takes `start` (a running session's, walked over `their` roots) as its own for what
+// lies under their roots and its own (`ours`): what the other session's agent made since is new
+// to this one too.
+void adopt_start(audit::Snapshot& before, const std::vector<std::string>& their, const audit::Snapshot& start,
+                 const std::vector<std::string>& ours) {
+  auto both = [&](const std::string& p) { return under(p, their) && under(p, ours); };
+  auto drop = [&](auto& c) {
+    for (auto it = c.begin(); it != c.end();) it = both(*it) ? c.erase(it) : std::next(it);
+  };
+  for (auto it = before.files.begin(); it != before.files.end();) it = both(it->first) ? before.files.erase(it) : std::next(it);
+  for (auto it = before.claude_names.begin(); it != before.claude_names.end();)
+    it = both(it->first) ? before.claude_names.erase(it) : std::next(it);
+  before.repos.erase(std::remove_if(before.repos.begin(), before.repos.end(), both), before.repos.end());
+  drop(before.own_hook_dirs);
+  drop(before.configured_hook_dirs);
+  drop(before.unchecked);
+  for (const auto& [p, r] : start.files)
+    if (both(p)) before.files[p] = r;
+  for (const auto& [p, id] : start.claude_names)
+    if (both(p)) before.claude_names[p] = id;
+  for (const auto& r : start.repos)
+    if (both(r)) before.repos.push_back(r);
+  for (const auto& d : start.own_hook_dirs)
+    if (both(d)) before.own_hook_dirs.insert(d);
+  for (const auto& d : start.configured_hook_dirs)
+    if (both(d)) before.configured_hook_dirs.insert(d);
+  for (const auto& u : start.unchecked)
+    if (both(u)) before.unchecked.insert(u);
+  before.complete = before.complete && start.complete;
+}
+
 // The snapshot before the session; only with it does the session's end compare repositories.
 void take_before(AuditSession& s, const std::vector<audit::PriorWalk>& prior) {
   if (s.test_delay_ms > 0) {  // to the end, signals or not (the supervisor's SIGCHLD interrupts a sleep)
@@ -221,6 +256,7 @@ void take_before(AuditSession& s, const std::vector<audit::PriorWalk>& prior) {
     while (std::chrono::steady_clock::now() < end) std::this_thread::sleep_until(end);
   }
   s.before = audit::take_snapshot(s.walk, prior);  // the after walk walks everything
+  for (const auto& [walk, start] : s.running_git) adopt_start(s.before, walk.roots, start, s.walk.roots);
   s.enabled = true;
   spdlog::info("audit: before the session: {} repos, {} files, {} dirs in {:.1f} ms{}", s.before.repos.size(),
                s.before.files.size(), s.before.dirs, s.before.seconds * 1000,
@@ -326,24 +362,57 @@ void take_live_baseline(WatchedClaude& w, const std::vector<Journal>& live) {
 
 // A session that never finished: its files against its journal, neutralised and reported now,
 // before anything of this session runs.
-void audit_orphan(const Journal& j) {
+bool audit_orphan(const Journal& j) {
   std::vector<WatchedClaude> watched;
   for (const auto& f : j.files) {
     WatchedClaude w = watch_claude(f.path, f.kind, j.roots);
     w.text = f.text;
     watched.push_back(std::move(w));
   }
-  const auto findings = claude_findings(watched, utc_stamp());
-  if (findings.empty()) return;
-  const auto applied = audit::apply_findings(findings, {});
+  const std::string stamp = utc_stamp();
+  auto findings = claude_findings(watched, stamp);
+  auto applied = audit::apply_findings(findings, {});
+  bool changed = false;
+  // Its repositories: walked now, against the start it journaled.
+  audit::Snapshot after;
+  if (j.git) {
+    audit::WalkInput w = j.git_walk;
+    w.seconds = kAfterSeconds;
+    w.sweep_seconds = kAfterSweepSeconds;
+    w.read_indexes = true;
+    after = audit::take_snapshot(w);
+    auto git = audit::compare(*j.git, after, {w.roots, stamp});
+    auto done = audit::apply_findings(git, w.roots);
+    for (const auto& a : done) changed |= !a.aside.empty();
+    findings.insert(findings.end(), git.begin(), git.end());
+    applied.insert(applied.end(), done.begin(), done.end());
+  }
+  const std::string report = j.git ? audit::report_text(findings, applied, *j.git, after)
+                                   : audit::report_text(findings, applied, {}, {});
+  if (report.empty()) return changed;
   std::string text = "blaude: a session that did not finish (" + shown(j.name) +
-                     ") is audited now, against its start:\n" + audit::report_text(findings, applied, {}, {});
+                     ") is audited now, against its start:\n" + report;
   std::fputs(text.c_str(), stderr);
   std::fflush(stderr);
   log_text(text);
+  return changed;
 }
 
 }  // namespace
+
+bool audit_orphans(const HostEnv& host, const cli::Options& o, const Launch& l) {
+  if (!l.sandboxed || o.allow_protected_writes) return false;
+  const std::string root =
+      journal_root(host.home, host.get("XDG_STATE_HOME"), host.get("XDG_RUNTIME_DIR"), l.plan.writable_dirs, nullptr);
+  if (root.empty()) return false;
+  Journals found = read_journals(root);
+  bool changed = false;
+  for (auto& j : found.orphaned) {
+    changed |= audit_orphan(j);
+    remove_journal(root, j);
+  }
+  return changed;
+}
 
 AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launch& l) {
   AuditSession s;
@@ -380,6 +449,8 @@ AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launc
     s.claude.push_back(watch_claude(path, audit::ClaudeFile::Script, anchors));
   }
   for (auto& w : s.claude) take_live_baseline(w, found.live);
+  for (auto& j : found.live)
+    if (j.git) s.running_git.emplace_back(j.git_walk, std::move(*j.git));
   if (!s.journal_root.empty()) {
     s.journal.roots = anchors;
     for (const auto& w : s.claude) s.journal.files.push_back({w.path, w.kind, w.text});
@@ -406,7 +477,15 @@ void audit_before(AuditSession& s, const sandbox::bwrap::WorkspaceScan& ws) {
 }
 
 void audit_live(AuditSession& s, pid_t session) {
-  if (!s.enabled || s.live_off || s.walk.roots.empty()) return;
+  if (!s.enabled || s.walk.roots.empty()) return;
+  // The start of the repositories joins the journal now that the child runs (off the way to its
+  // start): a session killed from here on is audited whole at the next start.
+  if (!s.journal.name.empty()) {
+    std::string why;
+    if (!write_journal_git(s.journal_root, s.journal, s.walk, s.before, &why))
+      spdlog::warn("audit: the repositories' start is not journaled: {}", why);
+  }
+  if (s.live_off) return;
   LiveConfig c;
   c.walk = s.walk;
   c.stamp = utc_stamp() + "-live";

@@ -50,6 +50,9 @@ struct AuditSession {
   // BLAUDE_LIVE_AUDIT=off: none (to measure the window it closes).
   bool live_off = false;
   std::unique_ptr<LiveAudit> live;
+  // The sessions running now that journaled their repositories' start: under their roots, their
+  // start is this session's too (take_before), not what their agents have made since.
+  std::vector<std::pair<audit::WalkInput, audit::Snapshot>> running_git;
 };
 
 // The roots: the plan's writable host dirs (the workspace, -m DIR:rw, write grants, ~/.claude),
@@ -58,6 +61,11 @@ struct AuditSession {
 // (CLAUDE.md, scheduled tasks), the workspace's .claude/settings{,.local}.json and .mcp.json.
 // Off under --allow-protected-writes (the user turned the protections off).
 AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launch& l);
+
+// Sessions that never finished (their journal left, its lock free): each audited against its
+// start and its journal removed, before anything of this session is read. true when that changed
+// a repository, which the launch's plan may have read (its identities): plan again then.
+bool audit_orphans(const HostEnv& host, const cli::Options& o, const Launch& l);
 
 // A deferred plan's (launch.plan.deferred) snapshot, from its scan, once the scan is done: called
 // before anything in the sandbox can run (supervise's before_command). Before it the session

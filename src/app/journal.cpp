@@ -21,6 +21,7 @@ namespace blaude::app {
 namespace {
 
 constexpr const char* kMagic = "blaude-journal 1";
+constexpr size_t kMaxGitJournal = size_t(256) << 20;
 constexpr size_t kMaxIndex = 1 << 20;
 
 std::string hex(const std::string& s) {
@@ -192,6 +193,16 @@ Journals read_journals(const std::string& root) {
         ok = false;
       }
     }
+    if (ok) {
+      BeneathEntry g = read_beneath(d.get(), "git", kMaxGitJournal);
+      if (g.kind == BeneathEntry::File) {
+        audit::Snapshot snap;
+        ok = parse_git_journal(g.text, j.git_walk, snap);
+        if (ok) j.git = std::move(snap);
+      } else if (g.kind != BeneathEntry::Missing) {
+        ok = false;
+      }
+    }
     if (!ok) {
       out.bad.push_back(name);
       continue;
@@ -245,6 +256,133 @@ bool write_journal(const std::string& root, Journal& j, std::string* why) {
     j.name.clear();
     return fail("cannot write the journal in " + root);
   }
+  return true;
+}
+
+namespace {
+
+constexpr const char* kGitMagic = "blaude-git-journal 1";
+
+// A field of a line: "-" for empty, else hex (any bytes, no separator inside).
+std::string field(const std::string& s) { return s.empty() ? "-" : hex(s); }
+std::optional<std::string> unfield(const std::string& s) { return s == "-" ? std::optional<std::string>("") : unhex(s); }
+
+}  // namespace
+
+std::string git_journal_text(const audit::WalkInput& walk, const audit::Snapshot& s) {
+  std::string out = std::string(kGitMagic) + "\n";
+  for (const auto& r : walk.roots) out += "root " + field(r) + "\n";
+  out += "home " + field(walk.home) + "\n";
+  out += std::string("complete ") + (s.complete ? "1" : "0") + "\n";
+  for (const auto& r : s.repos) out += "repo " + field(r) + "\n";
+  for (const auto& d : s.own_hook_dirs) out += "own " + field(d) + "\n";
+  for (const auto& d : s.configured_hook_dirs) out += "configured " + field(d) + "\n";
+  for (const auto& u : s.unchecked) out += "unchecked " + field(u) + "\n";
+  for (const auto& [p, id] : s.claude_names) out += "claude " + field(p) + " " + field(id) + "\n";
+  for (const auto& [p, r] : s.files)
+    out += "file " + std::to_string(int(r.role)) + " " + std::to_string(int(r.kind)) + " " + (r.too_big ? "1" : "0") + " " +
+           std::to_string(r.mode) + " " + field(p) + " " + field(r.content) + " " + field(r.digest) + " " +
+           field(r.link) + " " + field(r.target) + " " + field(r.repo) + " " + field(r.reader) + "\n";
+  // The last line says how long the rest is: a journal cut at a line's end is not whole.
+  return out + "end " + std::to_string(out.size()) + "\n";
+}
+
+bool parse_git_journal(std::string_view text, audit::WalkInput& walk, audit::Snapshot& s) {
+  walk = audit::WalkInput{};
+  s = audit::Snapshot{};
+  size_t at = 0;
+  auto next_line = [&](std::string& line) {
+    if (at >= text.size()) return false;
+    size_t e = text.find('\n', at);
+    if (e == std::string_view::npos) return false;  // every line ends with one
+    line.assign(text.substr(at, e - at));
+    at = e + 1;
+    return true;
+  };
+  std::string line;
+  if (!next_line(line) || line != kGitMagic) return false;
+  bool have_complete = false, ended = false;
+  while (next_line(line)) {
+    if (ended) return false;
+    if (line.rfind("end ", 0) == 0) {
+      const size_t body = at - line.size() - 1;
+      if (line != "end " + std::to_string(body)) return false;
+      ended = true;
+      continue;
+    }
+    std::vector<std::string> f;
+    size_t i = 0;
+    while (i <= line.size()) {
+      size_t e = line.find(' ', i);
+      if (e == std::string::npos) e = line.size();
+      f.push_back(line.substr(i, e - i));
+      i = e + 1;
+    }
+    auto abs = [](const std::optional<std::string>& p) { return p && !p->empty() && p->front() == '/'; };
+    const std::string& tag = f[0];
+    if (f.size() == 2 && tag != "complete") {
+      auto v = unfield(f[1]);
+      if (!v) return false;
+      if (tag == "root" && abs(v)) walk.roots.push_back(*v);
+      else if (tag == "home") walk.home = *v;
+      else if (tag == "repo" && abs(v)) s.repos.push_back(*v);
+      else if (tag == "own" && abs(v)) s.own_hook_dirs.insert(*v);
+      else if (tag == "configured" && abs(v)) s.configured_hook_dirs.insert(*v);
+      else if (tag == "unchecked" && abs(v)) s.unchecked.insert(*v);
+      else return false;
+    } else if (tag == "complete" && f.size() == 2 && (f[1] == "0" || f[1] == "1")) {
+      s.complete = f[1] == "1";
+      have_complete = true;
+    } else if (tag == "claude" && f.size() == 3) {
+      auto p = unfield(f[1]), id = unfield(f[2]);
+      if (!abs(p) || !id) return false;
+      s.claude_names[*p] = *id;
+    } else if (tag == "file" && f.size() == 12) {
+      audit::FileRecord r;
+      auto num = [](const std::string& t, unsigned long max, unsigned long& out) {
+        if (t.empty() || t.size() > 7 || t.find_first_not_of("0123456789") != std::string::npos) return false;
+        out = std::stoul(t);
+        return out <= max;
+      };
+      unsigned long role, kind, big, mode;
+      if (!num(f[1], 3, role) || !num(f[2], 3, kind) || !num(f[3], 1, big) || !num(f[4], 07777, mode)) return false;
+      auto p = unfield(f[5]), content = unfield(f[6]), digest = unfield(f[7]), link = unfield(f[8]),
+           target = unfield(f[9]), repo = unfield(f[10]), reader = unfield(f[11]);
+      if (!abs(p) || !content || !digest || !link || !target || !repo || !reader) return false;
+      r.role = audit::Role(role);
+      r.kind = audit::FileKind(kind);
+      r.too_big = big == 1;
+      r.mode = unsigned(mode);
+      r.content = std::move(*content);
+      r.digest = std::move(*digest);
+      r.link = std::move(*link);
+      r.target = std::move(*target);
+      r.repo = std::move(*repo);
+      r.reader = std::move(*reader);
+      s.files.emplace(*p, std::move(r));
+    } else {
+      return false;
+    }
+  }
+  return ended && at == text.size() && have_complete && !walk.roots.empty();
+}
+
+bool write_journal_git(const std::string& root, const Journal& j, const audit::WalkInput& walk,
+                       const audit::Snapshot& before, std::string* why) {
+  auto fail = [&](const std::string& w) {
+    if (why) *why = w;
+    return false;
+  };
+  if (j.name.empty()) return fail("no journal");
+  UniqueFd r = open_dir_no_symlinks(root);
+  UniqueFd d = r ? open_sub(r.get(), j.name) : UniqueFd();
+  if (!d) return fail("cannot open the journal " + root + "/" + j.name + ": " + errno_text());
+  const std::string text = git_journal_text(walk, before);
+  if (text.size() > kMaxGitJournal) return fail("the repositories' snapshot is larger than the journal takes");
+  // Whole or not at all: written under a temporary name, then renamed.
+  UniqueFd f(::openat(d.get(), ".git.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!f || !write_all(f.get(), text) || ::renameat(d.get(), ".git.tmp", d.get(), "git") != 0)
+    return fail("cannot write " + root + "/" + j.name + "/git: " + errno_text());
   return true;
 }
 

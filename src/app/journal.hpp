@@ -13,9 +13,12 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "audit/claude_files.hpp"
+#include "audit/snapshot.hpp"
+#include "audit/walk.hpp"
 #include "common/unique_fd.hpp"
 
 namespace blaude::app {
@@ -31,6 +34,10 @@ struct Journal {
   std::vector<std::string> roots;  // the dirs the files were held beneath (watch_claude's roots)
   std::vector<JournalFile> files;
   UniqueFd lock;                   // held: ours for the session, or an orphan's while we audit it
+  // The repositories' snapshot at the start and the walk that took it (its roots, its home),
+  // written once the child runs (write_journal_git); nullopt before that or without repositories.
+  std::optional<audit::Snapshot> git;
+  audit::WalkInput git_walk;
 };
 
 // The sessions dir under the state dir, else under $XDG_RUNTIME_DIR, made 0700 where missing; ""
@@ -50,6 +57,15 @@ Journals read_journals(const std::string& root);
 // Writes `j` (its name set here) atomically: a temp dir, the lock taken, the files, renamed into
 // place. false (and `why`) when it could not be written; nothing is left behind then.
 bool write_journal(const std::string& root, Journal& j, std::string* why);
+
+// Adds the repositories' snapshot to the journal `j` wrote (an entry "git", written whole or
+// not at all). false (and `why`) when it could not be written.
+bool write_journal_git(const std::string& root, const Journal& j, const audit::WalkInput& walk,
+                       const audit::Snapshot& before, std::string* why);
+
+// The snapshot's text in the journal, and back (pure; false for anything this did not write).
+std::string git_journal_text(const audit::WalkInput& walk, const audit::Snapshot& s);
+bool parse_git_journal(std::string_view text, audit::WalkInput& walk, audit::Snapshot& s);
 
 // Removes a journal whose lock `j` holds.
 void remove_journal(const std::string& root, Journal& j);

@@ -50,10 +50,18 @@ Outcome run(const cli::Options& o) {
 
   Decision d = o.no_sandbox ? decide_unsandboxed(host, o, argv) : decide_sandboxed(host, o, argv);
   if (auto* f = std::get_if<Failure>(&d)) return *f;
-  const Launch& launch = std::get<Launch>(d);
-  report(launch, o);
+  report(std::get<Launch>(d), o);
   if (o.dry_run) return 0;
-  if (auto f = prepare(launch)) return *f;
+  if (auto f = prepare(std::get<Launch>(d))) return *f;
+  // A session that never finished is audited first; when that changed a repository the plan
+  // read, the plan is made again (the trust answer is recorded by now: nothing is asked twice).
+  if (audit_orphans(host, o, std::get<Launch>(d))) {
+    spdlog::info("planning again: the audit of a session that did not finish changed the workspace");
+    d = decide_sandboxed(host, o, argv);
+    if (auto* f = std::get_if<Failure>(&d)) return *f;
+    if (auto f = prepare(std::get<Launch>(d))) return *f;
+  }
+  const Launch& launch = std::get<Launch>(d);
   AuditSession audit = audit_begin(host, o, launch);  // before the child can change anything
   // A deferred plan's scan ends after bwrap's spawn: the repositories' snapshot is taken then,
   // still before anything in the sandbox runs (supervise's before_command).

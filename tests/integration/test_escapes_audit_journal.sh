@@ -4,8 +4,9 @@
 # SIGKILLed mid-session, so its audit never runs: the next start must audit the dead session's
 # files against its start before its own session; (2) two sessions at once: B starts while A's
 # agent has planted the hook, A ends first (and sets the file back), B ends last: B must not take
-# A's plant as its baseline and put it back. Controls: the journal under a dir the sandbox can
-# write is refused (logged), and then both attacks leave the hook in place.
+# A's plant as its baseline and put it back; (3) and (4) the same two with a new nested repository
+# whose config has core.fsmonitor (the repositories' start is journaled too). Controls: the journal
+# under a dir the sandbox can write is refused (logged), and then every attack leaves its plant.
 . "$(dirname "$0")/lib.sh"
 
 need_sandbox
@@ -21,9 +22,11 @@ fresh() {
   chown -R $NOBODY:$NOBODY "$H" "$WS"
 }
 aside_of() { ls -d "$1".blaude-audit-* 2>/dev/null | head -1; }
-# start LOG SCRIPT [XDG_STATE_HOME]: a session in the background; PID is blaude's.
+# start LOG SCRIPT [XDG_STATE_HOME]: a session in the background; PID is blaude's. EXTRA_ENV:
+# more NAME=VALUE words for blaude's environment.
+EXTRA_ENV=""
 start() {
-  (cd "$WS" && exec env -i HOME="$H" PATH="$BW:/usr/bin:/bin" TERM=dumb ${3:+XDG_STATE_HOME="$3"} \
+  (cd "$WS" && exec env -i HOME="$H" PATH="$BW:/usr/bin:/bin" TERM=dumb ${3:+XDG_STATE_HOME="$3"} $EXTRA_ENV \
     setpriv --reuid=65534 --regid=65534 --clear-groups "$BLAUDE" --exec sh -c "$2" </dev/null >/dev/null 2>"$1") &
   PID=$!
 }
@@ -49,6 +52,9 @@ settings_are_users() {
 STATE=$(mktemp -d /var/tmp/blaude-journal-test.XXXXXX)
 chown $NOBODY:$NOBODY "$STATE"
 at_exit_late "rm -rf '$STATE'"
+# Where the planted fsmonitor leaves its mark: a dir uid 65534 can write.
+MARKS="$T_DIR/marks"
+mkdir -p "$MARKS" && chown $NOBODY:$NOBODY "$MARKS"
 for mode in attack control; do
   state="$STATE"
   [ $mode = control ] && state="$WS/state"  # the sandbox can write it: refused
@@ -92,5 +98,56 @@ for mode in attack control; do
   else
     check "control two: without a journal B put the hook back" settings_has_hook
   fi
+
+  # --- 3. The repositories: a new nested repository with core.fsmonitor, then SIGKILL. The
+  # watcher during the session is off (it would rewrite the plant at once): the journal of the
+  # repositories' start is what is tested.
+  EXTRA_ENV=BLAUDE_LIVE_AUDIT=off
+  fresh
+  rm -f "$MARKS/ran"
+  GPLANT="git init -q sub && git -C sub config core.fsmonitor 'touch $MARKS/ran; false' && touch planted; sleep 60"
+  start "$T_DIR/a.err" "$GPLANT" "$state"
+  check "$mode git kill: the agent planted the repository" wait_for "$WS/planted"
+  sleep 0.5  # the journal of the repositories is written once the child runs
+  kill -9 "$PID"
+  wait_pid "$PID"
+  sleep 1
+  start "$T_DIR/b.err" "true" "$state"
+  wait_pid "$PID"
+  check_eq "$mode git kill: the next session succeeded" 0 "$RC"
+  (cd "$WS/sub" && as_nobody env -i HOME="$H" PATH=/usr/bin:/bin GIT_CONFIG_NOSYSTEM=1 git status >/dev/null 2>&1) || true
+  if [ $mode = attack ]; then
+    check "git kill: the next start made the plant inert (git status in it runs nothing)" test ! -e "$MARKS/ran"
+    check "git kill: ... and said why" grep -q "core.fsmonitor" "$T_DIR/b.err"
+  else
+    check "control git kill: without a journal git status in it runs the plant" test -e "$MARKS/ran"
+  fi
+
+  # --- 4. Two sessions at once: B starts after A's agent planted the repository; A is killed,
+  # B ends: B must judge the plant against A's start, not its own.
+  fresh
+  rm -f "$MARKS/ran"
+  start "$T_DIR/a.err" "$GPLANT" "$state"
+  A=$PID
+  check "$mode git two: A planted the repository" wait_for "$WS/planted"
+  sleep 0.5
+  start "$T_DIR/b.err" "touch b-started; while [ ! -e b-go ]; do sleep 0.1; done" "$state"
+  B=$PID
+  check "$mode git two: B started" wait_for "$WS/b-started"
+  kill -9 "$A"
+  wait_pid "$A"
+  touch "$WS/b-go"
+  wait_pid "$B"
+  check_eq "$mode git two: B succeeded" 0 "$RC"
+  (cd "$WS/sub" && as_nobody env -i HOME="$H" PATH=/usr/bin:/bin GIT_CONFIG_NOSYSTEM=1 git status >/dev/null 2>&1) || true
+  if [ $mode = attack ]; then
+    check "git two: B's audit made A's plant inert" test ! -e "$MARKS/ran"
+  else
+    check "control git two: without a journal B took the plant for the start" test -e "$MARKS/ran"
+  fi
+  EXTRA_ENV=""
+  # The next test's start must find no orphan of these.
+  start "$T_DIR/c.err" "true" "$state"
+  wait_pid "$PID"
 done
 finish
