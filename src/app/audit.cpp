@@ -464,6 +464,7 @@ AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launc
   s.walk.sweep_seconds = kBeforeSweepSeconds;
   s.test_delay_ms = std::atoi(host.get("BLAUDE_TEST_AUDIT_DELAY_MS").c_str());
   s.live_off = host.get("BLAUDE_LIVE_AUDIT") == "off";
+  s.live_depth = std::atoi(host.get("BLAUDE_TEST_LIVE_WALK_DEPTH").c_str());
   if (l.plan.deferred) return s;  // audit_before(), once the scan is done
   take_before(s, l.prior_walks);
   return s;
@@ -488,6 +489,7 @@ void audit_live(AuditSession& s, pid_t session) {
   if (s.live_off) return;
   LiveConfig c;
   c.walk = s.walk;
+  if (s.live_depth > 0) c.walk.max_depth = s.live_depth;
   c.stamp = utc_stamp() + "-live";
   c.session = session;
   s.live = std::make_unique<LiveAudit>(s.before, std::move(c));

@@ -49,6 +49,9 @@ struct AuditSession {
   // The watcher during the session (live_audit.hpp), from the child's start to audit_end.
   // BLAUDE_LIVE_AUDIT=off: none (to measure the window it closes).
   bool live_off = false;
+  // BLAUDE_TEST_LIVE_WALK_DEPTH: the watcher's walk stops this many levels down (the tests' way
+  // to make it stop at a limit on a small tree); 0: the walk's own limit.
+  int live_depth = 0;
   std::unique_ptr<LiveAudit> live;
   // The sessions running now that journaled their repositories' start: under their roots, their
   // start is this session's too (take_before), not what their agents have made since.

@@ -16,6 +16,7 @@
 #include <map>
 #include <set>
 
+#include "common/file_io.hpp"
 #include "common/paths.hpp"
 #include "common/shown.hpp"
 
@@ -164,6 +165,26 @@ void LiveAudit::check() {
   w.read_indexes = true;
   audit::Snapshot now = audit::take_snapshot(w);
   longest_walk_ms = std::max(longest_walk_ms, now.seconds * 1000);
+  // A walk that stopped at its limit (a tree too big, or made so): the nested repositories the
+  // indexes it read name are where git goes by itself, so those are walked on their own.
+  if (!now.complete && !now.gitlinks.empty()) {
+    audit::WalkInput t = w;
+    t.roots.clear();
+    for (const auto& g : now.gitlinks)
+      if (canonical_path(g) == g && is_dir(g)) t.roots.push_back(g);
+    if (!incomplete_said_) {
+      incomplete_said_ = true;
+      spdlog::warn("audit: during the session the walk stops at its limit ({} dirs in {:.1f} s); the {} nested "
+                   "repositories the indexes name are walked on their own",
+                   now.dirs, now.seconds, t.roots.size());
+    }
+    audit::Snapshot extra = audit::take_snapshot(t);
+    for (auto& [p, r] : extra.files) now.files.emplace(p, std::move(r));
+    for (auto& r : extra.repos)
+      if (std::find(now.repos.begin(), now.repos.end(), r) == now.repos.end()) now.repos.push_back(r);
+    for (auto& [p, why] : extra.bad_indexes) now.bad_indexes.emplace(p, why);
+    now.own_hook_dirs.insert(extra.own_hook_dirs.begin(), extra.own_hook_dirs.end());
+  }
   // Watch the gitdirs that appeared, and the dirs their config files are in (an include).
   for (const auto& r : now.repos) watches_->add(r);
   for (const auto& [path, rec] : now.files)

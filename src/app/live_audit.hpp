@@ -68,6 +68,7 @@ private:
   int stop_r_ = -1, stop_w_ = -1;
   std::thread thread_;
   bool stopped_ = false;
+  bool incomplete_said_ = false;
   struct Watches;
   std::unique_ptr<Watches> watches_;
 };

@@ -40,6 +40,7 @@ struct FileRecord {
 };
 
 inline constexpr size_t kMaxContent = 1 << 20;
+inline constexpr size_t kMaxGitlinks = 1024;
 // Claude Code's files: its state file keeps every project's history (megabytes). Larger is hostile.
 inline constexpr size_t kMaxClaudeContent = size_t(64) << 20;
 
@@ -68,6 +69,9 @@ struct Snapshot {
   // git itself never writes such an entry, yet `git status` enters what one names and reads that
   // repository's config: moved aside (diff.hpp).
   std::map<std::string, std::string> bad_indexes;
+  // The nested repositories those indexes name that stay in their work tree (absolute paths;
+  // at most kMaxGitlinks): where `git status` goes by itself, for a walk that did not get there.
+  std::vector<std::string> gitlinks;
   size_t dirs = 0;                          // directories read
   double seconds = 0;                       // how long the walk took
 };

@@ -358,7 +358,7 @@ private:
       if (common != gitdir) gitdir_path(common, worktree);
     }
     hooks_dir(common + "/hooks", gitdir, true);
-    if (in_.read_indexes) index_at(gfd, gitdir);
+    if (in_.read_indexes) index_at(gfd, gitdir, worktree);
     linked_worktrees(gfd, gitdir);
     UniqueFd mods = open_dir(gfd, "modules", false);
     if (mods) modules(mods.get(), gitdir + "/modules", 0);
@@ -366,18 +366,22 @@ private:
 
   // The gitlinks an index names, judged by path: git enters each one that is populated, relative
   // to the work tree, without checking the path (it never writes one that leaves the tree).
-  void index_at(int gfd, const std::string& gitdir) {
+  void index_at(int gfd, const std::string& gitdir, const std::string& worktree) {
     BeneathEntry e = read_beneath(gfd, "index", kMaxIndex);
     if (e.kind == BeneathEntry::Missing) return;
+    std::vector<std::string> links;
     const std::string why = e.kind == BeneathEntry::TooBig ? "larger than the audit reads (256 MiB)"
                             : e.kind != BeneathEntry::File ? "not a regular file"
-                                                           : judge_index(gfd, e.text);
+                                                           : judge_index(gfd, e.text, &links);
     if (!why.empty()) snap_.bad_indexes.emplace(gitdir + "/index", why);
+    if (worktree.empty()) return;
+    for (const auto& l : links)
+      if (snap_.gitlinks.size() < kMaxGitlinks) snap_.gitlinks.push_back(worktree + "/" + l);
   }
 
   // "" when every gitlink in the index (and in the shared index a split index names) stays in
   // the work tree.
-  static std::string judge_index(int gfd, const std::string& text) {
+  static std::string judge_index(int gfd, const std::string& text, std::vector<std::string>* found) {
     // The object name length is the repository's choice (SHA-1 or SHA-256): an index that reads
     // whole either way is judged both ways.
     std::vector<std::string> links;
@@ -405,6 +409,9 @@ private:
     if (!read) return "not an index blaude can read (" + err + ")";
     for (const auto& l : links)
       if (!gitlink_path_ok(l)) return "names a nested repository outside its work tree: " + l;
+    std::sort(links.begin(), links.end());
+    links.erase(std::unique(links.begin(), links.end()), links.end());
+    *found = std::move(links);
     return "";
   }
 

@@ -36,19 +36,21 @@ hostgit() { (cd "$WS" && as_nobody env -i HOME="$H" PATH=/usr/bin:/bin GIT_CONFI
 plant='
   set -e
   ms() { echo $(($(date +%s%N) / 1000000)); }
-  cfg=sub/.git/config
-  link() { git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub; }
+  S=${4:-sub}
+  mkdir -p "$(dirname "$S")"
+  cfg=$S/.git/config
+  link() { git update-index --add --cacheinfo 160000,$(git -C $S rev-parse HEAD),$S; }
   bad="date +%s%N >$1/marks/ran; false"
   if [ "$2" != outside ]; then
-    git init -q sub
-    git -C sub -c user.name=a -c user.email=a@b commit -q --allow-empty -m x
+    git init -q $S
+    git -C $S -c user.name=a -c user.email=a@b commit -q --allow-empty -m x
   fi
   case $2 in
-    before)  git -C sub config core.fsmonitor "$bad"; t=$(ms); link ;;
-    after)   link; sleep 0.3; git -C sub config core.fsmonitor "$bad"; t=$(ms) ;;
+    before)  git -C $S config core.fsmonitor "$bad"; t=$(ms); link ;;
+    after)   link; sleep 0.3; git -C $S config core.fsmonitor "$bad"; t=$(ms) ;;
     include) link; sleep 0.3; printf "[core]\n\tfsmonitor = %s\n" "$bad" >inc.cfg
-             git -C sub config include.path ../../inc.cfg; t=$(ms); cfg=inc.cfg ;;
-    loose)   git -C sub config core.fsmonitor "$bad"; t=$(ms) ;;
+             git -C $S config include.path ../../inc.cfg; t=$(ms); cfg=inc.cfg ;;
+    loose)   git -C $S config core.fsmonitor "$bad"; t=$(ms) ;;
     index)   rm -rf "$3"; git init -q "$3"
              git -C "$3" -c user.name=a -c user.email=a@b commit -q --allow-empty -m x
              git -C "$3" config core.fsmonitor "$bad"
@@ -89,7 +91,7 @@ attack() {
   rm -rf "$WS" "$H/marks"/*
   mkdir -p "$WS" && cp "$H/mkindex.py" "$WS/.mkindex.py" && chown -R $NOBODY:$NOBODY "$WS"
   hostgit init -q . && hostgit -c user.name=u -c user.email=u@h commit -q --allow-empty -m init
-  sb_nobody "$bw" -- "$plant" "$H" "$mode" "$OUT_GITDIR" >"$T_DIR/sb.out" &
+  sb_nobody "$bw" -- "$plant" "$H" "$mode" "$OUT_GITDIR" "${SUB:-sub}" >"$T_DIR/sb.out" &
   bpid=$!
   wait_until test -s "$WS/.planted" || wait_until test -s "$WS/.planted" || wait_until test -s "$WS/.planted" ||
     fail "$label: the agent's plant did not finish: $(cat "$T_DIR/sb.err")"
@@ -137,6 +139,15 @@ rm -f "$H/marks/ran"
 (cd "$WS/sub" && as_nobody env -i HOME="$H" PATH=/usr/bin:/bin GIT_CONFIG_NOSYSTEM=1 git status --porcelain >/dev/null 2>&1) || true
 check "loose: after that, git status in it runs nothing" test ! -e "$H/marks/ran"
 [ -n "$WINDOW" ] && log "loose repository: the plant was gone ${WINDOW} ms after the agent's write"
+
+# A walk that stops at its limit (made to stop 2 levels down here; an agent can make a tree too
+# big for it): the gitlink 5 levels down is walked on its own, so the attack is closed as fast.
+SB_ENV=(BLAUDE_TEST_LIVE_WALK_DEPTH=2)
+SUB=d1/d2/d3/d4/sub attack "deep" /usr/bin before
+check "deep: the host's git status never ran the planted fsmonitor while the session ran" test "$RAN$RUNNING" = noyes
+check "deep: the agent saw it gone (window ${WINDOW:-?} ms)" test -n "$WINDOW"
+[ -n "$WINDOW" ] && log "deep, past the walk's limit: the plant was gone ${WINDOW} ms after the agent's write"
+SB_ENV=()
 
 # Control: without the watcher the same attack runs on the host mid-session.
 SB_ENV=(BLAUDE_LIVE_AUDIT=off)
