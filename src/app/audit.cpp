@@ -526,6 +526,7 @@ void audit_end(AuditSession& s) {
     s.walk.seconds = kAfterSeconds;
     s.walk.sweep_seconds = kAfterSweepSeconds;
     s.walk.read_indexes = true;
+    s.walk.known_indexes = &s.before.index_stats;
     after = audit::take_snapshot(s.walk);
     git = audit::compare(s.before, after, {s.walk.roots, stamp});
   }

@@ -163,6 +163,7 @@ void LiveAudit::check() {
   w.seconds = std::min(w.seconds, 2.0);
   w.sweep_seconds = 0;
   w.read_indexes = true;
+  w.known_indexes = &before_.index_stats;
   audit::Snapshot now = audit::take_snapshot(w);
   longest_walk_ms = std::max(longest_walk_ms, now.seconds * 1000);
   // A walk that stopped at its limit (a tree too big, or made so): the nested repositories the

@@ -72,6 +72,9 @@ struct Snapshot {
   // The nested repositories those indexes name that stay in their work tree (absolute paths;
   // at most kMaxGitlinks): where `git status` goes by itself, for a walk that did not get there.
   std::vector<std::string> gitlinks;
+  // Every repository's index as stat gives it (gitdir → "ino:size:mtime:ctime"; the kernel sets
+  // ctime, so an index with the same key was not written since). Taken by every walk.
+  std::map<std::string, std::string> index_stats;
   size_t dirs = 0;                          // directories read
   double seconds = 0;                       // how long the walk took
 };

@@ -358,7 +358,7 @@ private:
       if (common != gitdir) gitdir_path(common, worktree);
     }
     hooks_dir(common + "/hooks", gitdir, true);
-    if (in_.read_indexes) index_at(gfd, gitdir, worktree);
+    index_at(gfd, gitdir, worktree);
     linked_worktrees(gfd, gitdir);
     UniqueFd mods = open_dir(gfd, "modules", false);
     if (mods) modules(mods.get(), gitdir + "/modules", 0);
@@ -367,6 +367,17 @@ private:
   // The gitlinks an index names, judged by path: git enters each one that is populated, relative
   // to the work tree, without checking the path (it never writes one that leaves the tree).
   void index_at(int gfd, const std::string& gitdir, const std::string& worktree) {
+    struct stat st;
+    if (::fstatat(gfd, "index", &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+    const std::string key = std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" +
+                            std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) + ":" +
+                            std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec);
+    snap_.index_stats.emplace(gitdir, key);
+    if (!in_.read_indexes) return;
+    if (in_.known_indexes) {
+      auto it = in_.known_indexes->find(gitdir);
+      if (it != in_.known_indexes->end() && it->second == key) return;
+    }
     BeneathEntry e = read_beneath(gfd, "index", kMaxIndex);
     if (e.kind == BeneathEntry::Missing) return;
     std::vector<std::string> links;

@@ -24,6 +24,10 @@ struct WalkInput {
   // (Snapshot::bad_indexes). Off for the walk before the session: git never writes such an index,
   // so only what the session left is judged, and the start does not pay for reading them.
   bool read_indexes = false;
+  // With read_indexes: an index whose stat key (Snapshot::index_stats) is the same as here was
+  // judged at the start (git never writes a bad one; the user's are not the agent's) and is not
+  // read again. Not owned; null: every index is read.
+  const std::map<std::string, std::string>* known_indexes = nullptr;
 };
 
 // What an earlier walk of `root` (the sandbox probe's, moments before) found: every `.git` entry
