@@ -7,6 +7,7 @@
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/inotify.h>
+#include <sys/syscall.h>
 #endif
 
 #include <algorithm>
@@ -114,6 +115,10 @@ LiveAudit::LiveAudit(const audit::Snapshot& before, LiveConfig cfg)
   if (watches_->fd < 0) spdlog::warn("audit: inotify: {}; the watcher only walks every {:.0f} s", std::strerror(errno), cfg_.sweep_seconds);
 #endif
   for (const auto& r : before_.repos) watches_->add(r);
+#if defined(__linux__) && defined(SYS_pidfd_open)
+  // Taken now, while the session's process is surely not reaped yet.
+  if (cfg_.session > 0) session_fd_ = int(::syscall(SYS_pidfd_open, cfg_.session, 0));
+#endif
   thread_ = std::thread([this] { run(); });
 }
 
@@ -125,6 +130,8 @@ void LiveAudit::stop() {
     (void)!::write(stop_w_, "x", 1);
     if (thread_.joinable()) thread_.join();
   }
+  if (session_fd_ >= 0) ::close(session_fd_);
+  session_fd_ = -1;
   if (stop_r_ >= 0) ::close(stop_r_);
   if (stop_w_ >= 0) ::close(stop_w_);
   stop_r_ = stop_w_ = -1;
@@ -207,7 +214,14 @@ void LiveAudit::check() {
   if ((failed || int(applied.size()) >= cfg_.max_rewrites) && cfg_.session > 0) {
     spdlog::error("audit: during the session: {} config files made inert{}; ending the session", applied.size(),
                   failed ? ", one could not be" : "");
-    ::kill(cfg_.session, SIGKILL);
+    // By pidfd where there is one: the session may have ended and been reaped meanwhile, and
+    // its pid taken by another process of the user's.
+#if defined(__linux__) && defined(SYS_pidfd_send_signal)
+    if (session_fd_ >= 0)
+      (void)::syscall(SYS_pidfd_send_signal, session_fd_, SIGKILL, nullptr, 0);
+    else
+#endif
+      ::kill(cfg_.session, SIGKILL);
     ended_session = true;
   }
 }

@@ -66,6 +66,7 @@ private:
   const audit::Snapshot& before_;
   LiveConfig cfg_;
   int stop_r_ = -1, stop_w_ = -1;
+  int session_fd_ = -1;  // a pidfd of cfg_.session (Linux 5.3+), else -1
   std::thread thread_;
   bool stopped_ = false;
   bool incomplete_said_ = false;
