@@ -106,6 +106,10 @@ std::variant<Authority, HostError> parse_authority(std::string_view t, bool requ
     auto a = parse_address(host_part);
     if (!a || a->v4()) return HostError{quoted(t) + ": not an IPv6 address in brackets"};
   } else {
+    // A URL where HOST:PORT belongs (a client that sends its URL to CONNECT): say so, rather than
+    // reading its colons as an IPv6 address's.
+    if (t.find("://") != std::string_view::npos)
+      return HostError{quoted(t) + ": a URL where HOST:PORT belongs (CONNECT takes example.com:443, not https://...)"};
     size_t colon = t.rfind(':');
     if (colon != std::string_view::npos && t.find(':') != colon)
       return HostError{quoted(t) + ": an IPv6 address needs brackets, as in [::1]:8080"};

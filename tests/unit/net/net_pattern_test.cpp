@@ -104,6 +104,9 @@ TEST_CASE("net host: authorities as clients spell them", "[net]") {
   CHECK(std::holds_alternative<HostError>(parse_authority("::1:80", true)));
   CHECK(std::holds_alternative<HostError>(parse_authority("[::1]x", true)));
   CHECK(std::holds_alternative<HostError>(parse_authority("a:-1", true)));
+  auto url = parse_authority("https://example.com:443", true);
+  REQUIRE(std::holds_alternative<HostError>(url));
+  CHECK(std::get<HostError>(url).what.find("a URL where HOST:PORT belongs") != std::string::npos);
 }
 
 TEST_CASE("net address: classes", "[net]") {
