@@ -43,13 +43,17 @@ std::vector<std::string> parse_hosts_file(std::string_view text, size_t max_name
     if (end == std::string_view::npos) end = text.size();
     std::string_view line = text.substr(pos, end - pos);
     pos = end + 1;
+    // As the C library reads it: a line is a C string (a NUL ends it), a field ends at any
+    // blank of the C locale.
+    if (size_t nul = line.find('\0'); nul != std::string_view::npos) line = line.substr(0, nul);
     if (size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+    auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; };
     std::vector<std::string_view> words;
     size_t i = 0;
     while (i < line.size()) {
-      while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+      while (i < line.size() && blank(line[i])) ++i;
       size_t j = i;
-      while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
+      while (j < line.size() && !blank(line[j])) ++j;
       if (j > i) words.push_back(line.substr(i, j - i));
       i = j;
     }
