@@ -132,6 +132,8 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const
       return 1;
     }
     net = std::get<std::unique_ptr<NetSession>>(std::move(started));
+    // The relay's descriptor number is in argv now; the pty variant was made before it.
+    if (cmd.pty_argv) cmd.pty_argv = shim_on_pty(cmd.argv);
   }
 
   spdlog::info("launching: {}", shell_quote(cmd.argv));

@@ -1,8 +1,8 @@
-// Proxy mode's host side for one session: the proxy and the published ports on a libuv loop of
-// their own, on a thread of blaude (all signals blocked there: the session's signal handling is
-// untouched, and a write to a closed socket cannot kill blaude). Everything is bound before the
-// session starts, so "port in use" is an error before anything runs; stop() ends every
-// connection, closes every listener and removes the socket.
+// Proxy mode's host side for one session: the proxy, its channel to the relay and the published
+// ports on a libuv loop of their own, on a thread of blaude (all signals blocked there: the
+// session's signal handling is untouched, and a write to a closed socket cannot kill blaude).
+// The published ports are bound before the session starts, so "port in use" is an error before
+// anything runs; stop() ends every connection and closes every listener.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -19,9 +19,8 @@ namespace blaude::net {
 struct ServiceConfig {
   Policy policy;
   ProxyLimits limits;
-  std::string socket_path;        // in a private directory; must not exist yet
   std::vector<uint16_t> publish;  // host 127.0.0.1 ports
-  int control_fd = -1;            // blaude's end of the relay's control socket (publish only)
+  int control_fd = -1;            // blaude's end of the relay's control channel (not owned)
 };
 
 class Service {
