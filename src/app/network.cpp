@@ -3,7 +3,11 @@
 
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
 
@@ -11,6 +15,7 @@
 #include "common/file_io.hpp"
 #include "common/pipe.hpp"
 #include "common/self_exe.hpp"
+#include "net/live.hpp"
 #include "net/mode.hpp"
 #include "net/service.hpp"
 
@@ -85,12 +90,45 @@ NetDecision decide_network(const cli::Options& o, sandbox::Grants net_grants, co
 
 // ---------------------------------------------------------------------------------------------
 
-std::variant<std::unique_ptr<NetSession>, Failure> NetSession::start(const NetLaunch& l, std::vector<std::string>& argv,
+namespace {
+
+// The session's control socket for `blaude net log` / `blaude net allow`: in a 0700 directory of
+// the user's runtime dir (under /run: no sandbox sees it), made here when missing. "" (logged)
+// when there is none; the session runs without it.
+std::string live_socket(const std::string& runtime_dir) {
+  std::string why;
+  const std::string dir = net::live_dir(runtime_dir, why);
+  if (dir.empty()) {
+    spdlog::info("net: blaude net log/allow cannot reach this session: {}", why);
+    return "";
+  }
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    spdlog::warn("net: no control socket: cannot make {}: {}", dir, errno_text());
+    return "";
+  }
+  struct stat st{};
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid() || (st.st_mode & 077) != 0) {
+    spdlog::warn("net: no control socket: {} is not a directory of yours with mode 0700", dir);
+    return "";
+  }
+  const std::string path = dir + "/" + net::live_socket_name(long(::getpid()));
+  if (path.size() >= sizeof(sockaddr_un{}.sun_path)) {
+    spdlog::warn("net: no control socket: {} is too long for a socket", path);
+    return "";
+  }
+  return path;
+}
+
+}  // namespace
+
+std::variant<std::unique_ptr<NetSession>, Failure> NetSession::start(const NetLaunch& l, const std::string& runtime_dir,
+                                                                      std::vector<std::string>& argv,
                                                                       std::vector<int>& keep_fds) {
   std::unique_ptr<NetSession> s(new NetSession);
   net::ServiceConfig cfg;
   cfg.policy = l.policy;
   cfg.publish = l.publish;
+  cfg.live_socket = live_socket(runtime_dir);
   // The relay's only way to the proxy: a socketpair it inherits, named nowhere (fdpass.hpp).
   int sv[2];
   if (make_socketpair(AF_UNIX, SOCK_SEQPACKET, sv) != 0)
@@ -114,6 +152,13 @@ std::string NetSession::finish() {
   if (!service_) return "";
   service_->stop();
   std::string line = service_->summary_line();
+  // The allowlist grew during the session: never silently.
+  if (const auto live = service_->allowed_live(); !live.empty()) {
+    std::string list;
+    for (const auto& p : live) list += (list.empty() ? "" : ", ") + p;
+    if (!line.empty()) line += "\n";
+    line += "blaude: allowed during the session with blaude net allow: " + list;
+  }
   // Turned away at the limit: not the allowlist's refusals, but a session whose connections
   // failed must say so (the limit is in the log, with the descriptor limit it came from).
   if (const size_t over = service_->stats().over_limit) {

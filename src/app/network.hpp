@@ -53,10 +53,13 @@ NetDecision decide_network(const cli::Options& o, sandbox::Grants net_grants, co
 // before anything runs), stopped after it. `argv`/`keep_fds` get the relay's control channel.
 class NetSession {
 public:
-  static std::variant<std::unique_ptr<NetSession>, Failure> start(const NetLaunch& l, std::vector<std::string>& argv,
+  // `runtime_dir`: $XDG_RUNTIME_DIR, where `blaude net log` / `blaude net allow` find the session
+  // (net/live.hpp; none when it is unset or not under /run).
+  static std::variant<std::unique_ptr<NetSession>, Failure> start(const NetLaunch& l, const std::string& runtime_dir,
+                                                                   std::vector<std::string>& argv,
                                                                    std::vector<int>& keep_fds);
   ~NetSession();
-  // Stops the proxy and returns the summary line ("" when nothing was refused).
+  // Stops the proxy and returns the summary ("" when nothing was refused or allowed live).
   std::string finish();
 
 private:

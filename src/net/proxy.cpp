@@ -369,6 +369,7 @@ void ProxyConn::refuse(const std::string& reason, const std::string& hint) {
   px_.tally_.add(dest_text_);
   ++px_.stats_.refused;
   spdlog::info("net: refused {} {}: {}", proto_name(), dest_text_, reason);
+  if (px_.on_refusal) px_.on_refusal(std::string("refused ") + proto_name() + " " + dest_text_ + ": " + reason);
   if (proto_ == Proto::Socks) return answer(s5::reply(s5::kNotAllowed));
   answer(http_response(403, "blaude: " + reason + "; allow with " + (hint.empty() ? allow_hint(dest_) : hint),
                        "blocked-by-allowlist"));
@@ -471,6 +472,16 @@ bool Proxy::adopt(UniqueFd fd) {
   ProxyConn* c = conns_.back().get();
   c->pos = std::prev(conns_.end());
   c->start(std::move(fd));
+  return true;
+}
+
+bool Proxy::allow(Rule rule) {
+  const std::string text = rule.pattern.text();
+  for (const Rule& r : policy_.rules)
+    if (r.pattern.text() == text) return false;
+  policy_.rules.push_back(std::move(rule));
+  live_.push_back(text);
+  spdlog::info("net: allowed for the rest of the session (blaude net allow): {}", text);
   return true;
 }
 

@@ -16,6 +16,7 @@
 #include <list>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/unique_fd.hpp"
 #include "net/decision.hpp"
@@ -56,6 +57,13 @@ public:
   // Serves `fd` (a connected unix stream socket) as a client. false when the proxy is closing, or
   // past its limit and its 503 answers too: `fd` is closed then, and the client sees the close.
   bool adopt(UniqueFd fd);
+  // Adds a rule for the rest of the session (`blaude net allow`); false when the same pattern is
+  // already a rule. The list only grows.
+  bool allow(Rule rule);
+  // The patterns allow() added, in order.
+  const std::vector<std::string>& allowed_live() const { return live_; }
+  // Called on the loop's thread with one line for each refusal (`blaude net log`).
+  std::function<void(const std::string&)> on_refusal;
   // Ends every connection; `done` runs once every handle is closed.
   void close(std::function<void()> done = {});
 
@@ -84,6 +92,7 @@ private:
   std::function<void()> closed_;
   RefusalTally tally_;
   ProxyStats stats_;
+  std::vector<std::string> live_;
 };
 
 }  // namespace blaude::net

@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <mutex>
 
+#include "net/live_control.hpp"
 #include "net/publish.hpp"
 #include "net/relay_channel.hpp"
 #include "common/platform.hpp"
@@ -22,6 +23,8 @@ struct Service::Impl {
   std::unique_ptr<Proxy> proxy;
   std::unique_ptr<RelayChannel> channel;
   std::unique_ptr<Publisher> publisher;
+  std::unique_ptr<LiveControl> live;
+  std::vector<std::string> live_allowed;
   ReadScratch scratch;
   std::thread thread;
   std::string summary;
@@ -35,6 +38,9 @@ struct Service::Impl {
   void shut_down() {
     summary = proxy->refusals().summary_line();
     stats = proxy->stats();
+    live_allowed = proxy->allowed_live();
+    proxy->on_refusal = nullptr;
+    if (live) live->close([] {});
     proxy->close();
     if (publisher) publisher->close([] {});
     channel->close({});
@@ -70,6 +76,16 @@ std::variant<std::unique_ptr<Service>, std::string> Service::start(ServiceConfig
         return abandon("cannot publish port " + std::to_string(p) + ": 127.0.0.1:" + std::to_string(p) + ": " +
                        uv_strerror(rc));
   }
+  if (!cfg.live_socket.empty()) {
+    m.live = std::make_unique<LiveControl>(&m.loop, m.proxy.get());
+    if (int rc = m.live->listen(cfg.live_socket); rc != 0) {
+      spdlog::warn("net: no control socket for blaude net log/allow: {}: {}", cfg.live_socket, uv_strerror(rc));
+    } else {
+      LiveControl* live = m.live.get();
+      m.proxy->on_refusal = [live](const std::string& line) { live->refused(line); };
+      spdlog::info("net: blaude net log/allow reach this session at {}", cfg.live_socket);
+    }
+  }
   // Block every signal before the thread exists: it inherits the mask.
   sigset_t all, old;
   sigfillset(&all);
@@ -101,6 +117,7 @@ void Service::stop() {
   impl_->cv.wait(lk, [this] { return impl_->shut; });
   summary_ = impl_->summary;
   stats_ = impl_->stats;
+  live_ = impl_->live_allowed;
   bool done = impl_->cv.wait_for(lk, std::chrono::milliseconds(500), [this] { return impl_->loop_done; });
   lk.unlock();
   if (done) {
