@@ -35,6 +35,8 @@ app::Outcome dispatch(const std::vector<std::string>& args) {
       return app::run_fix_apparmor(o);
     case cli::Action::HostBypass:
       return app::host_bypass(o);
+    case cli::Action::Net:
+      return app::run_net_command(o);
     case cli::Action::Run:
       break;
   }

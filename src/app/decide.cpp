@@ -144,8 +144,7 @@ Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std:
       o.ssh && !sock.empty() && facts.at(sock).kind == bw::Kind::Socket)
     ctx.ssh_auth_sock = sock;
   sandbox::EnvList env = sandbox::filter_env(host.environ, rules, ctx);
-  std::vector<sandbox::HostPrep> net_preps;
-  NetDecision nd = decide_network(host, o, std::move(net_grants), no_default_domains, env, req, net_preps, l.notices);
+  NetDecision nd = decide_network(o, std::move(net_grants), no_default_domains, env, req, l.notices);
   if (nd.failure) return *nd.failure;
   l.net = std::move(nd.launch);
   // Where the protect helper mounts the protections, they are left to finish after bwrap's spawn
@@ -160,7 +159,6 @@ Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std:
   } catch (const bw::PlanError& e) {
     return Failure{e.what(), e.hint};
   }
-  l.plan.preparations.insert(l.plan.preparations.end(), net_preps.begin(), net_preps.end());
   const auto t2 = clock::now();
   using us = std::chrono::microseconds;
   spdlog::info("sandbox: probe {} us ({}), plan {} us, {} bwrap args",

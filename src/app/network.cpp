@@ -1,28 +1,23 @@
 // Proxy mode, decided and run (see network.hpp).
 #include "app/network.hpp"
 
-#include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <cerrno>
+
 #include <algorithm>
-#include <cstdio>
-#include <random>
 
 #include "cli/parse.hpp"
 #include "common/file_io.hpp"
-#include "common/self_exe.hpp"
 #include "common/pipe.hpp"
+#include "common/self_exe.hpp"
+#include "net/live.hpp"
 #include "net/mode.hpp"
 #include "net/service.hpp"
-
-#include "common/log.hpp"
-#include "common/paths.hpp"
-#include "common/file_io.hpp"
-
-#include <sys/un.h>
 
 namespace blaude::app {
 
@@ -30,25 +25,6 @@ namespace {
 
 net::Rule rule_of(const std::string& text, net::Origin origin, std::string source) {
   return {std::get<net::Pattern>(net::parse_pattern(text)), origin, std::move(source)};
-}
-
-// Where the proxy's socket lives on the host: a fresh 0700 directory with an unguessable name
-// in the user's runtime dir, else in blaude's state dir; never in /tmp, which other sandboxes
-// (the default mode shares it) can list and enter: an earlier session's sandbox, even a
-// --no-network one, would use this session's proxy and its allowlist. No sandbox sees the state
-// dir ($HOME is a tmpfs inside; a -m of a parent shows it read-only, which a connect() to a socket
-// does not need, so the name stays unguessable there). "" when neither fits a socket's path.
-std::string socket_dir(const HostEnv& host) {
-  std::string base = host.get("XDG_RUNTIME_DIR");
-  struct stat st{};
-  if (base.empty() || base[0] != '/' || ::stat(base.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != host.uid)
-    base = log::state_dir(host.get("XDG_STATE_HOME"), host.home);
-  std::random_device rd;
-  char name[32];
-  std::snprintf(name, sizeof name, "blaude-net-%08x%08x", rd(), rd());
-  const std::string dir = base + "/" + name;
-  // sockaddr_un's sun_path: 108 bytes with its NUL.
-  return (dir + "/proxy.sock").size() < sizeof(sockaddr_un{}.sun_path) ? dir : "";
 }
 
 net::EnvLookup lookup(const sandbox::EnvList& env) {
@@ -79,10 +55,8 @@ net::Policy network_policy(const cli::Options& o, const sandbox::Grants& policy_
   return p;
 }
 
-NetDecision decide_network(const HostEnv& host, const cli::Options& o, sandbox::Grants net_grants,
-                           const std::string& no_default_origin, sandbox::EnvList& env,
-                           sandbox::SandboxRequest& req, std::vector<sandbox::HostPrep>& preps,
-                           std::vector<std::string>& notices) {
+NetDecision decide_network(const cli::Options& o, sandbox::Grants net_grants, const std::string& no_default_origin,
+                           sandbox::EnvList& env, sandbox::SandboxRequest& req, std::vector<std::string>& notices) {
   NetDecision d;
   if (o.allow_domains.empty() && o.publish.empty() && net_grants.empty()) return d;
   if (o.no_network) {  // the command line's --no-network wins over a policy's destinations
@@ -100,27 +74,9 @@ NetDecision decide_network(const HostEnv& host, const cli::Options& o, sandbox::
     d.failure = usage(why);
     return d;
   }
-  l.dir = socket_dir(host);
-  if (l.dir.empty()) {
-    d.failure = Failure{"proxy mode: no directory for the proxy's socket: $XDG_RUNTIME_DIR is not set (or not yours) and "
-                        "blaude's state dir gives a path too long for a socket",
-                        "Set XDG_RUNTIME_DIR to a directory of yours with a short path (such as /run/user/" +
-                            std::to_string(host.uid) + "), or XDG_STATE_HOME to a shorter one."};
-    return d;
-  }
-  l.socket = l.dir + "/proxy.sock";
-  // Its missing parents first: blaude's state dir may not exist yet (the log makes it later).
-  std::vector<std::string> missing;
-  for (std::string p = dirname_of(l.dir); p.size() > 1 && !is_dir(p) && missing.size() < 16; p = dirname_of(p))
-    missing.push_back(p);
-  for (auto it = missing.rbegin(); it != missing.rend(); ++it)
-    preps.push_back({sandbox::HostPrep::Kind::MakeDir, *it, 0700, "", true, "blaude's state dir"});
-  preps.push_back({sandbox::HostPrep::Kind::MakeDir, l.dir, 0700, "", true, "the proxy's socket for the sandbox"});
-
   net::ModeInputs in;
   in.policy = l.policy;
   in.publish = l.publish;
-  in.host_socket = l.socket;
   in.host_exe = self_exe();
   net::ModePlan m = net::plan_mode(in);
   req.proxy = sandbox::NetworkProxy{m.bwrap_args, m.wrap({})};
@@ -134,28 +90,57 @@ NetDecision decide_network(const HostEnv& host, const cli::Options& o, sandbox::
 
 // ---------------------------------------------------------------------------------------------
 
-std::variant<std::unique_ptr<NetSession>, Failure> NetSession::start(const NetLaunch& l, std::vector<std::string>& argv,
+namespace {
+
+// The session's control socket for `blaude net log` / `blaude net allow`: in a 0700 directory of
+// the user's runtime dir (under /run: no sandbox sees it), made here when missing. "" (logged)
+// when there is none; the session runs without it.
+std::string live_socket(const std::string& runtime_dir) {
+  std::string why;
+  const std::string dir = net::live_dir(runtime_dir, why);
+  if (dir.empty()) {
+    spdlog::info("net: blaude net log/allow cannot reach this session: {}", why);
+    return "";
+  }
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    spdlog::warn("net: no control socket: cannot make {}: {}", dir, errno_text());
+    return "";
+  }
+  struct stat st{};
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid() || (st.st_mode & 077) != 0) {
+    spdlog::warn("net: no control socket: {} is not a directory of yours with mode 0700", dir);
+    return "";
+  }
+  const std::string path = dir + "/" + net::live_socket_name(long(::getpid()));
+  if (path.size() >= sizeof(sockaddr_un{}.sun_path)) {
+    spdlog::warn("net: no control socket: {} is too long for a socket", path);
+    return "";
+  }
+  return path;
+}
+
+}  // namespace
+
+std::variant<std::unique_ptr<NetSession>, Failure> NetSession::start(const NetLaunch& l, const std::string& runtime_dir,
+                                                                      std::vector<std::string>& argv,
                                                                       std::vector<int>& keep_fds) {
   std::unique_ptr<NetSession> s(new NetSession);
-  s->dir_ = l.dir;
   net::ServiceConfig cfg;
   cfg.policy = l.policy;
-  cfg.socket_path = l.socket;
   cfg.publish = l.publish;
-  if (!l.publish.empty()) {
-    int sv[2];
-    if (make_socketpair(AF_UNIX, SOCK_SEQPACKET, sv) != 0)
-      return Failure{"cannot make the relay's control socket: " + errno_text(), ""};
-    s->control_parent_ = sv[0];
-    s->control_child_ = sv[1];
-    cfg.control_fd = sv[0];
-    keep_fds.push_back(sv[1]);
-  }
+  cfg.live_socket = live_socket(runtime_dir);
+  // The relay's only way to the proxy: a socketpair it inherits, named nowhere (fdpass.hpp).
+  int sv[2];
+  if (make_socketpair(AF_UNIX, SOCK_SEQPACKET, sv) != 0)
+    return Failure{"cannot make the relay's control channel: " + errno_text(), ""};
+  s->control_parent_ = sv[0];
+  s->control_child_ = sv[1];
+  cfg.control_fd = sv[0];
+  keep_fds.push_back(sv[1]);
   for (auto& a : argv)
     if (a == net::ModeInputs{}.control_token) a = std::to_string(s->control_child_);
   auto r = net::Service::start(cfg);
   if (auto* e = std::get_if<std::string>(&r)) {
-    ::rmdir(l.dir.c_str());
     bool port = e->starts_with("cannot publish port");
     return Failure{*e, port ? "Stop what listens there, or publish another port." : ""};
   }
@@ -167,6 +152,13 @@ std::string NetSession::finish() {
   if (!service_) return "";
   service_->stop();
   std::string line = service_->summary_line();
+  // The allowlist grew during the session: never silently.
+  if (const auto live = service_->allowed_live(); !live.empty()) {
+    std::string list;
+    for (const auto& p : live) list += (list.empty() ? "" : ", ") + p;
+    if (!line.empty()) line += "\n";
+    line += "blaude: allowed during the session with blaude net allow: " + list;
+  }
   // Turned away at the limit: not the allowlist's refusals, but a session whose connections
   // failed must say so (the limit is in the log, with the descriptor limit it came from).
   if (const size_t over = service_->stats().over_limit) {
@@ -175,7 +167,6 @@ std::string NetSession::finish() {
             (over == 1 ? " connection" : " connections") + " at its limit of connections open at once";
   }
   service_.reset();
-  if (::rmdir(dir_.c_str()) != 0) spdlog::info("net: cannot remove {}: {}", dir_, errno_text());
   return line;
 }
 

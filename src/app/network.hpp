@@ -29,8 +29,6 @@ namespace blaude::app {
 struct NetLaunch {
   net::Policy policy;              // everything the proxy allows, in the order shown
   std::vector<uint16_t> publish;
-  std::string dir;                 // the private directory of the proxy's socket (a HostPrep)
-  std::string socket;              // dir + "/proxy.sock"
 };
 
 // The allow-domain grants of the policies (and the command line's) as proxy rules, plus the
@@ -42,33 +40,32 @@ net::Policy network_policy(const cli::Options& o, const sandbox::Grants& policy_
 sandbox::Grants take_network_grants(sandbox::Grants& grants);
 
 // Proxy mode for this launch, if asked for (any allow-domain or --publish): fills `req.proxy`,
-// replaces the proxy variables in `env`, lists the socket dir as a host preparation and adds
-// notices. nullopt when the session keeps the host network (or --no-network).
+// replaces the proxy variables in `env` and adds notices (nothing to prepare on the host: the
+// relay reaches the proxy through a descriptor it inherits). nullopt when the session keeps the host network (or --no-network).
 struct NetDecision {
   std::optional<NetLaunch> launch;
   std::optional<Failure> failure;
 };
-NetDecision decide_network(const HostEnv& host, const cli::Options& o, sandbox::Grants net_grants,
-                           const std::string& no_default_origin, sandbox::EnvList& env,
-                           sandbox::SandboxRequest& req, std::vector<sandbox::HostPrep>& preps,
-                           std::vector<std::string>& notices);
+NetDecision decide_network(const cli::Options& o, sandbox::Grants net_grants, const std::string& no_default_origin,
+                           sandbox::EnvList& env, sandbox::SandboxRequest& req, std::vector<std::string>& notices);
 
 // The host side while the session runs: started before the child (a port in use fails here,
-// before anything runs), stopped after it. `argv`/`keep_fds` get the relay's control socket.
+// before anything runs), stopped after it. `argv`/`keep_fds` get the relay's control channel.
 class NetSession {
 public:
-  static std::variant<std::unique_ptr<NetSession>, Failure> start(const NetLaunch& l, std::vector<std::string>& argv,
+  // `runtime_dir`: $XDG_RUNTIME_DIR, where `blaude net log` / `blaude net allow` find the session
+  // (net/live.hpp; none when it is unset or not under /run).
+  static std::variant<std::unique_ptr<NetSession>, Failure> start(const NetLaunch& l, const std::string& runtime_dir,
+                                                                   std::vector<std::string>& argv,
                                                                    std::vector<int>& keep_fds);
   ~NetSession();
-  // Stops the proxy, removes its socket and directory, and returns the summary line ("" when
-  // nothing was refused).
+  // Stops the proxy and returns the summary ("" when nothing was refused or allowed live).
   std::string finish();
 
 private:
   NetSession() = default;
   std::unique_ptr<net::Service> service_;
   int control_parent_ = -1, control_child_ = -1;
-  std::string dir_;
 };
 
 // Lines about proxy mode for --help, --print-policy and doctor: the provider's default hosts

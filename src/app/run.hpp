@@ -16,6 +16,9 @@ Outcome host_bypass(const cli::Options& o);
 // `blaude doctor` and `blaude fix-apparmor`.
 Outcome run_doctor();
 Outcome run_fix_apparmor(const cli::Options& o);
+// `blaude net log` / `blaude net allow PATTERN`: a running proxy-mode session, through its
+// control socket (net/live_control.hpp).
+Outcome run_net_command(const cli::Options& o);
 // --help: the options, and proxy mode's default hosts for this environment.
 Outcome show_help();
 // `blaude __net-relay ... -- CMD`: proxy mode's relay inside the sandbox (inside/relay_main.hpp).

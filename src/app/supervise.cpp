@@ -129,12 +129,14 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const
   // Proxy mode: the proxy and the published ports are bound now, before the child exists.
   std::unique_ptr<NetSession> net;
   if (l.net) {
-    auto started = NetSession::start(*l.net, cmd.argv, cmd.keep_fds);
+    auto started = NetSession::start(*l.net, host.get("XDG_RUNTIME_DIR"), cmd.argv, cmd.keep_fds);
     if (auto* f = std::get_if<Failure>(&started)) {
       print(*f);
       return 1;
     }
     net = std::get<std::unique_ptr<NetSession>>(std::move(started));
+    // The relay's descriptor number is in argv now; the pty variant was made before it.
+    if (cmd.pty_argv) cmd.pty_argv = shim_on_pty(cmd.argv);
   }
 
   spdlog::info("launching: {}", shell_quote(cmd.argv));

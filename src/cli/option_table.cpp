@@ -127,6 +127,8 @@ constexpr CommandSpec kCommands[] = {
     {"install", "claude's own install, on the host, unsandboxed"},
     {"install-github-app", "claude's own install-github-app, on the host, unsandboxed"},
     {"remote-control", "claude's Remote Control server mode, in the sandbox"},
+    {"net", "a running proxy-mode session, from another terminal: `net log` prints its refusals as they "
+            "happen, `net allow PATTERN` allows a destination for the rest of it (--session PID picks one)"},
 };
 
 }  // namespace

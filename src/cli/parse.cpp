@@ -18,6 +18,7 @@
 
 #include "cli/option_table.hpp"
 #include "cli/suggest.hpp"
+#include "net/pattern.hpp"
 
 namespace blaude::cli {
 
@@ -91,7 +92,50 @@ static std::optional<UsageError> check_network_options(const Options& o) {
   return std::nullopt;
 }
 
+namespace {
+
+// `blaude net log [--session PID]` and `blaude net allow PATTERN [--session PID]`: the whole
+// line is the command's (only as the first word; `blaude -- net` is claude's prompt).
+std::variant<Options, UsageError> parse_net(const std::vector<std::string>& args) {
+  const std::string hint = "Usage: blaude net log [--session PID]  |  blaude net allow PATTERN [--session PID]";
+  Options o;
+  o.action = Action::Net;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--session" || a.starts_with("--session=")) {
+      std::string v;
+      if (a == "--session") {
+        if (i + 1 >= args.size()) return UsageError{"--session requires a pid", hint};
+        v = args[++i];
+      } else {
+        v = a.substr(10);
+      }
+      if (v.empty() || v.size() > 9 || v[0] == '0' || !std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return UsageError{"--session: not a pid: '" + v + "'", hint};
+      o.net_session = std::stol(v);
+    } else if (a.starts_with("-")) {
+      return UsageError{"net: unknown option " + a, hint};
+    } else if (o.net_command.empty()) {
+      if (a != "log" && a != "allow") return UsageError{"net: unknown command '" + a + "' (log or allow)", hint};
+      o.net_command = a;
+    } else if (o.net_command == "allow" && o.net_pattern.empty()) {
+      auto p = net::parse_pattern(a);
+      if (auto* e = std::get_if<net::PatternError>(&p))
+        return UsageError{"net allow: invalid pattern \"" + a + "\": " + e->what, e->hint};
+      o.net_pattern = std::get<net::Pattern>(p).text();
+    } else {
+      return UsageError{"net " + o.net_command + ": unexpected argument '" + a + "'", hint};
+    }
+  }
+  if (o.net_command.empty()) return UsageError{"net: say log or allow", hint};
+  if (o.net_command == "allow" && o.net_pattern.empty()) return UsageError{"net allow needs a PATTERN", hint};
+  return o;
+}
+
+}  // namespace
+
 std::variant<Options, UsageError> parse(const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "net") return parse_net(args);
   Options o;
   size_t before_dd = 0;  // claude arguments that came before a `--`
   bool help = false;

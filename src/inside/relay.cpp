@@ -4,8 +4,11 @@
 #include <uv.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <deque>
 #include <list>
 #include <memory>
+#include <unordered_map>
 
 #include "net/bridge.hpp"
 #include "net/fdpass.hpp"
@@ -15,8 +18,10 @@ namespace blaude::inside {
 using net::Bridge;
 using net::BridgeSet;
 using net::ReadScratch;
+using net::ChannelKind;
 using net::Received;
-using net::receive_connection;
+using net::receive_message;
+using net::send_message;
 
 namespace {
 
@@ -33,11 +38,22 @@ private:
     RelayListener spec;
     uv_tcp_t tcp{};
   };
+  // A client waiting for its connection to the proxy.
+  struct Waiting {
+    Bridge* b;
+    std::string connect_to;
+  };
   static void on_connection(uv_stream_t* server, int status);
   static void on_control(uv_poll_t* p, int status, int events);
-  void outbound(Bridge* b, const std::string& connect_to);
+  void ask(Bridge* b, const std::string& connect_to);
+  void flush();
+  void read_control();
+  void answered(uint32_t id, UniqueFd fd);
+  void connected(Bridge* b, const std::string& connect_to);
   void read_answer(Bridge* b);
   void inbound(UniqueFd fd, uint16_t port);
+  void channel_gone();
+  void watch();
   bool full() const { return bridges_.size() >= cfg_.max_connections; }
 
   RelayConfig cfg_;
@@ -45,7 +61,12 @@ private:
   ReadScratch scratch_;
   std::vector<std::unique_ptr<Listener>> listeners_;
   uv_poll_t control_{};
+  int events_ = 0;
+  bool gone_ = false;
   BridgeSet bridges_;
+  uint32_t next_id_ = 0;
+  std::unordered_map<uint32_t, Waiting> waiting_;
+  std::deque<uint32_t> unsent_;  // requests the channel had no room for yet, in order
 };
 
 int Relay::run() {
@@ -58,11 +79,9 @@ int Relay::run() {
       return 1;
     listeners_.push_back(std::move(l));
   }
-  if (cfg_.control_fd >= 0) {
-    uv_poll_init(&loop_, &control_, cfg_.control_fd);
-    control_.data = this;
-    uv_poll_start(&control_, UV_READABLE | UV_DISCONNECT, on_control);
-  }
+  if (uv_poll_init(&loop_, &control_, cfg_.control_fd) != 0) return 1;
+  control_.data = this;
+  watch();
   return uv_run(&loop_, UV_RUN_DEFAULT);
 }
 
@@ -73,28 +92,80 @@ void Relay::on_connection(uv_stream_t* server, int status) {
   Bridge* b = self->bridges_.add(&self->loop_, &self->scratch_);
   // Over the limit the connection is accepted and closed: the client sees an error at once.
   if (!b->accept_tcp(server) || self->bridges_.size() > self->cfg_.max_connections) return b->close();
-  self->outbound(b, l->spec.connect_to);
+  self->ask(b, l->spec.connect_to);
 }
 
-void Relay::outbound(Bridge* b, const std::string& connect_to) {
-  b->connect_unix(cfg_.proxy_socket, [this, b, connect_to](bool ok) {
-    if (!ok) return b->close();
-    if (connect_to.empty()) return b->tunnel();
-    // A forwarded port: ask the proxy for the tunnel, then splice what follows its answer.
-    struct Req {
-      uv_write_t w{};
-      std::string text;
-    };
-    auto* req = new Req{};
-    req->text = "CONNECT " + connect_to + " HTTP/1.1\r\nHost: " + connect_to + "\r\n\r\n";
-    req->w.data = req;
-    uv_buf_t buf = uv_buf_init(req->text.data(), unsigned(req->text.size()));
-    if (uv_write(&req->w, b->unix_stream(), &buf, 1, [](uv_write_t* w, int) { delete static_cast<Req*>(w->data); }) != 0) {
-      delete req;
+// Asks blaude for a connection to the proxy; the client waits (unread) until the answer.
+void Relay::ask(Bridge* b, const std::string& connect_to) {
+  if (gone_) return b->close();
+  const uint32_t id = next_id_++;
+  waiting_.emplace(id, Waiting{b, connect_to});
+  if (unsent_.empty()) {
+    int rc = send_message(cfg_.control_fd, ChannelKind::Request, id);
+    if (rc == 0) return;
+    if (rc != -EAGAIN && rc != -ENOBUFS) {
+      waiting_.erase(id);
       return b->close();
     }
-    read_answer(b);
-  });
+  }
+  unsent_.push_back(id);
+  watch();
+}
+
+void Relay::flush() {
+  while (!unsent_.empty()) {
+    int rc = send_message(cfg_.control_fd, ChannelKind::Request, unsent_.front());
+    if (rc == -EAGAIN || rc == -ENOBUFS) return;
+    if (rc != 0) return channel_gone();
+    unsent_.pop_front();
+  }
+}
+
+void Relay::watch() {
+  int want = gone_ ? 0 : UV_READABLE | UV_DISCONNECT | (unsent_.empty() ? 0 : UV_WRITABLE);
+  if (want == events_) return;
+  events_ = want;
+  if (want) uv_poll_start(&control_, want, on_control);
+  else uv_poll_stop(&control_);
+}
+
+// Without blaude nothing gets out: every waiting client is closed, and so is every new one.
+void Relay::channel_gone() {
+  gone_ = true;
+  unsent_.clear();
+  auto waiting = std::move(waiting_);
+  waiting_.clear();
+  for (auto& [id, w] : waiting) w.b->close();
+  watch();
+}
+
+void Relay::answered(uint32_t id, UniqueFd fd) {
+  auto it = waiting_.find(id);
+  if (it == waiting_.end()) return;  // not asked for (fd, if any, closes here)
+  Waiting w = std::move(it->second);
+  waiting_.erase(it);
+  // No descriptor: the proxy is past its limit and its answers; the client sees the close.
+  if (!fd || !w.b->open_unix(fd.get())) return w.b->close();
+  fd.release();
+  connected(w.b, w.connect_to);
+}
+
+void Relay::connected(Bridge* b, const std::string& connect_to) {
+  if (connect_to.empty()) return b->tunnel();
+  // A forwarded port: ask the proxy for the tunnel, then splice what follows its answer.
+  struct Req {
+    uv_write_t w{};
+    std::string text;
+  };
+  auto* req = new Req{};
+  req->text = "CONNECT " + connect_to + " HTTP/1.1\r\nHost: " + connect_to + "\r\n\r\n";
+  req->w.data = req;
+  uv_buf_t buf = uv_buf_init(req->text.data(), unsigned(req->text.size()));
+  if (uv_write(&req->w, b->unix_stream(), &buf, 1, [](uv_write_t* w, int) { delete static_cast<Req*>(w->data); }) != 0) {
+    delete req;
+    return b->close();
+  }
+  read_answer(b);
 }
 
 // Reads the proxy's answer to CONNECT (bounded); 200 → splice, anything else → close.
@@ -126,14 +197,22 @@ void Relay::read_answer(Bridge* b) {
 
 void Relay::on_control(uv_poll_t* p, int status, int events) {
   auto* self = static_cast<Relay*>(p->data);
-  if (status < 0) return void(uv_poll_stop(p));
-  if (!(events & UV_READABLE) && (events & UV_DISCONNECT)) return void(uv_poll_stop(p));
-  for (int i = 0; i < 64; ++i) {  // bounded per wakeup
-    Received r = receive_connection(self->cfg_.control_fd);
-    if (r.eof) return void(uv_poll_stop(p));
+  if (status < 0) return self->channel_gone();
+  if (events & UV_WRITABLE) self->flush();
+  if (events & UV_READABLE) self->read_control();
+  else if (events & UV_DISCONNECT) return self->channel_gone();
+  if (!self->gone_) self->watch();
+}
+
+void Relay::read_control() {
+  for (int i = 0; i < 64; ++i) {  // bounded per wake-up; the poll comes back for more
+    Received r = receive_message(cfg_.control_fd, true);
+    if (r.eof) return channel_gone();
     if (r.err == -EAGAIN) return;
-    if (!r.fd) continue;
-    self->inbound(std::move(r.fd), r.port);
+    if (r.err == -EPROTO) continue;
+    if (r.err != 0) return channel_gone();
+    if (r.kind == ChannelKind::Proxy) answered(r.value, std::move(r.fd));
+    else if (r.kind == ChannelKind::Published && r.fd && r.value <= 0xffff) inbound(std::move(r.fd), uint16_t(r.value));
   }
 }
 

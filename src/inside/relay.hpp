@@ -1,10 +1,12 @@
 // The in-sandbox relay: blaude's own binary, re-run inside the sandbox (read-only, at a fixed
 // path), with no policy of its own. It only moves bytes:
-//  - the proxy port (127.0.0.1:3128) → the bind-mounted proxy socket, where blaude decides;
+//  - the proxy port (127.0.0.1:3128) → a connection to blaude's proxy, where blaude decides,
+//    asked for over the inherited control channel (net/fdpass.hpp): blaude answers with one end
+//    of a fresh socketpair. The proxy has no address, path or name anyone else could use;
 //  - a forwarded port (an allowed loopback host:port, e.g. the fake API of ANTHROPIC_BASE_URL)
-//    → the proxy socket with `CONNECT host:port` first, so clients that skip the proxy for
-//    localhost still reach the host service they were allowed to (and the proxy still decides);
-//  - connections blaude hands over the control socket for --publish → 127.0.0.1:PORT inside.
+//    → the same, with `CONNECT host:port` first, so clients that skip the proxy for localhost
+//    still reach the host service they were allowed to (and the proxy still decides);
+//  - connections blaude hands over the control channel for --publish → 127.0.0.1:PORT inside.
 // Killing it only takes the sandbox's own network away: blaude and the host are unaffected.
 #pragma once
 #include <cstdint>
@@ -19,14 +21,13 @@ struct RelayListener {
 };
 
 struct RelayConfig {
-  std::string proxy_socket;
   std::vector<RelayListener> listeners;
-  int control_fd = -1;             // SOCK_SEQPACKET from blaude, for --publish; -1: none
-  std::vector<uint16_t> published; // the ports the control socket may name
+  int control_fd = -1;             // SOCK_SEQPACKET to blaude (inherited)
+  std::vector<uint16_t> published; // the ports the control channel may name
   size_t max_connections = 1024;
 };
 
-// Runs the relay's loop; returns only when every listener and the control socket are gone.
+// Runs the relay's loop; returns only when every listener and the control channel are gone.
 int run_relay(const RelayConfig& cfg);
 
 }  // namespace blaude::inside

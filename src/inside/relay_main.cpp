@@ -97,7 +97,7 @@ size_t connection_budget() {
   }
   std::vector<int> keep;
   for (const auto& l : cfg.listeners) keep.push_back(l.fd);
-  if (cfg.control_fd >= 0) keep.push_back(cfg.control_fd);
+  keep.push_back(cfg.control_fd);
   std::sort(keep.begin(), keep.end());
   unsigned from = 3;
 #if BLAUDE_LINUX_CALLS
@@ -131,8 +131,12 @@ int relay_main(const std::vector<std::string>& args, const ExecCommand& exec) {
   if (auto* e = std::get_if<std::string>(&parsed)) return fail(*e);
   RelaySpec spec = std::get<RelaySpec>(std::move(parsed));
   RelayConfig cfg;
-  cfg.proxy_socket = spec.socket;
   cfg.control_fd = spec.control_fd;
+  // The channel must be the socket blaude gave: a descriptor of any other kind reaches nothing.
+  int type = 0;
+  socklen_t tl = sizeof type;
+  if (::getsockopt(cfg.control_fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 || type != SOCK_SEQPACKET)
+    return fail("--control-fd " + std::to_string(cfg.control_fd) + " is not blaude's control channel");
   cfg.published = spec.publish;
   int fd = listen_on("127.0.0.1", spec.proxy_port);
   if (fd < 0) return fail("cannot listen on 127.0.0.1:" + std::to_string(spec.proxy_port) + ": " + std::strerror(-fd));
@@ -148,7 +152,7 @@ int relay_main(const std::vector<std::string>& args, const ExecCommand& exec) {
     }
     if (!any) return fail("cannot listen on port " + std::to_string(f.port) + " for " + f.connect_to);
   }
-  if (cfg.control_fd >= 0) ::fcntl(cfg.control_fd, F_SETFD, FD_CLOEXEC);  // CMD must not inherit it
+  ::fcntl(cfg.control_fd, F_SETFD, FD_CLOEXEC);  // CMD must not inherit it
 
   pid_t p = ::fork();
   if (p < 0) return fail(std::string("fork: ") + std::strerror(errno));
@@ -160,7 +164,7 @@ int relay_main(const std::vector<std::string>& args, const ExecCommand& exec) {
   while (::waitpid(p, &st, 0) < 0 && errno == EINTR) {
   }
   for (const auto& l : cfg.listeners) ::close(l.fd);
-  if (cfg.control_fd >= 0) ::close(cfg.control_fd);
+  ::close(cfg.control_fd);
 
   return exec(spec.command);
 }

@@ -14,18 +14,6 @@ bool Bridge::accept_tcp(uv_stream_t* server) { return uv_accept(server, tcp()) =
 
 bool Bridge::open_unix(int fd) { return uv_pipe_open(&pipe_, fd) == 0; }
 
-void Bridge::connect_unix(const std::string& path, std::function<void(bool)> then) {
-  then_ = std::move(then);
-  creq_.data = this;
-  uv_pipe_connect(&creq_, &pipe_, path.c_str(), on_pipe_connect);
-}
-
-void Bridge::on_pipe_connect(uv_connect_t* req, int status) {
-  auto* b = static_cast<Bridge*>(req->data);
-  if (b->closing_) return;
-  auto then = std::move(b->then_);
-  then(status == 0);
-}
 
 void Bridge::connect_tcp(const sockaddr* addr, std::function<void(bool)> then) {
   then_ = std::move(then);
@@ -36,7 +24,12 @@ void Bridge::connect_tcp(const sockaddr* addr, std::function<void(bool)> then) {
   }
 }
 
-void Bridge::on_tcp_connect(uv_connect_t* req, int status) { on_pipe_connect(req, status); }
+void Bridge::on_tcp_connect(uv_connect_t* req, int status) {
+  auto* b = static_cast<Bridge*>(req->data);
+  if (b->closing_) return;
+  auto then = std::move(b->then_);
+  then(status == 0);
+}
 
 void Bridge::tunnel(std::string to_unix, std::string to_tcp) {
   splice_ = std::make_unique<Splice>(tcp(), unix_stream(), scratch_, [this](bool) { close(); });

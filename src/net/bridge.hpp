@@ -1,5 +1,5 @@
 // A TCP stream and a unix stream joined by a Splice and owned together: the unit of the relay
-// (sandbox TCP ↔ the proxy socket, or a published port's socketpair ↔ sandbox TCP) and of
+// (sandbox TCP ↔ its socketpair to the proxy, or a published port's socketpair ↔ sandbox TCP) and of
 // --publish on the host (host TCP ↔ socketpair). Closes both when the splice ends; `release`
 // runs after both handles are closed, and the owner frees it then.
 #pragma once
@@ -29,8 +29,7 @@ public:
   bool accept_tcp(uv_stream_t* server);
   // Adopts `fd` (a connected unix stream socket) as the unix side.
   bool open_unix(int fd);
-  // Connects the unix side to `path` / the TCP side to `addr`; `then(ok)` on completion.
-  void connect_unix(const std::string& path, std::function<void(bool)> then);
+  // Connects the TCP side to `addr`; `then(ok)` on completion.
   void connect_tcp(const sockaddr* addr, std::function<void(bool)> then);
 
   // Starts moving bytes, after writing `to_unix` / `to_tcp` first.
@@ -43,7 +42,6 @@ public:
 
 private:
   static void on_closed(uv_handle_t* h);
-  static void on_pipe_connect(uv_connect_t* req, int status);
   static void on_tcp_connect(uv_connect_t* req, int status);
 
   uv_loop_t* loop_;

@@ -129,6 +129,7 @@ const char* origin_name(Origin o) {
     case Origin::ProjectPolicy: return "project policy";
     case Origin::UserPolicy: return "user policy";
     case Origin::Default: return "default";
+    case Origin::Live: return "blaude net allow";
   }
   return "?";
 }

@@ -23,7 +23,7 @@
 
 namespace blaude::net {
 
-enum class Origin : uint8_t { CommandLine, ProjectPolicy, UserPolicy, Default };
+enum class Origin : uint8_t { CommandLine, ProjectPolicy, UserPolicy, Default, Live };  // Live: `blaude net allow`
 
 struct Rule {
   Pattern pattern;

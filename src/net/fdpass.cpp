@@ -11,20 +11,27 @@
 
 namespace blaude::net {
 
-int send_connection(int sock, uint16_t port, int fd) {
-  unsigned char payload[2] = {uint8_t(port >> 8), uint8_t(port & 0xff)};
+namespace {
+constexpr size_t kSize = 5;  // kind, then the value big-endian
+}
+
+int send_message(int sock, ChannelKind kind, uint32_t value, int fd) {
+  unsigned char payload[kSize] = {uint8_t(kind), uint8_t(value >> 24), uint8_t(value >> 16), uint8_t(value >> 8),
+                                  uint8_t(value)};
   iovec iov{payload, sizeof payload};
   alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
   msghdr m{};
   m.msg_iov = &iov;
   m.msg_iovlen = 1;
-  m.msg_control = ctl;
-  m.msg_controllen = sizeof ctl;
-  cmsghdr* c = CMSG_FIRSTHDR(&m);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  if (fd >= 0) {
+    m.msg_control = ctl;
+    m.msg_controllen = sizeof ctl;
+    cmsghdr* c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  }
 #if BLAUDE_LINUX_CALLS
   constexpr int kNoSignal = MSG_NOSIGNAL;
 #elif defined(SO_NOSIGPIPE)
@@ -43,16 +50,18 @@ int send_connection(int sock, uint16_t port, int fd) {
   }
 }
 
-Received receive_connection(int sock) {
+Received receive_message(int sock, bool take_fd) {
   Received r;
-  unsigned char payload[2];
+  unsigned char payload[kSize + 1];  // one more: a longer message shows as too long, not as cut
   iovec iov{payload, sizeof payload};
   alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int) * 4)] = {};
   msghdr m{};
   m.msg_iov = &iov;
   m.msg_iovlen = 1;
-  m.msg_control = ctl;
-  m.msg_controllen = sizeof ctl;
+  if (take_fd) {
+    m.msg_control = ctl;
+    m.msg_controllen = sizeof ctl;
+  }
   ssize_t n;
 #if BLAUDE_LINUX_CALLS
   constexpr int kCloexec = MSG_CMSG_CLOEXEC;
@@ -72,20 +81,30 @@ Received receive_connection(int sock) {
   // Every descriptor that arrived is owned here, so none leaks whatever the message held.
   int fds[4];
   size_t nfds = 0;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-    size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-    for (size_t i = 0; i < k && nfds < 4; ++i) std::memcpy(&fds[nfds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-  }
-  bool ok = n == 2 && nfds == 1 && !(m.msg_flags & (MSG_TRUNC | MSG_CTRUNC));
+  if (take_fd)
+    for (cmsghdr* c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+      size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      for (size_t i = 0; i < k && nfds < 4; ++i) std::memcpy(&fds[nfds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+    }
+  bool ok = n == ssize_t(kSize) && nfds <= 1 && !(m.msg_flags & (MSG_TRUNC | MSG_CTRUNC));
   for (size_t i = 0; i < nfds; ++i) {
     UniqueFd f(fds[i]);
     if (!kCloexec) ::fcntl(f.get(), F_SETFD, FD_CLOEXEC);
     struct stat st{};
-    if (ok && i == 0 && ::fstat(f.get(), &st) == 0 && S_ISSOCK(st.st_mode)) r.fd = std::move(f);
+    if (::fstat(f.get(), &st) != 0 || !S_ISSOCK(st.st_mode)) ok = false;
+    else if (ok) r.fd = std::move(f);
   }
-  r.port = uint16_t(payload[0] << 8 | payload[1]);
-  if (!r.fd) r.err = -EPROTO;
+  const uint8_t k = payload[0];
+  if (k != uint8_t(ChannelKind::Request) && k != uint8_t(ChannelKind::Proxy) && k != uint8_t(ChannelKind::Published))
+    ok = false;
+  if (!ok) {
+    r.fd.reset();
+    r.err = -EPROTO;
+    return r;
+  }
+  r.kind = ChannelKind(k);
+  r.value = uint32_t(payload[1]) << 24 | uint32_t(payload[2]) << 16 | uint32_t(payload[3]) << 8 | payload[4];
   return r;
 }
 

@@ -21,14 +21,11 @@ const std::vector<std::string>& replaced_env_names() {
 
 ModePlan plan_mode(const ModeInputs& in) {
   ModePlan m;
-  m.bwrap_args = {"--unshare-net", "--dir", kSandboxDir, "--ro-bind", in.host_exe, kSandboxExe,
-                  "--ro-bind", in.host_socket, kSandboxSocket};
+  m.bwrap_args = {"--unshare-net", "--dir", kSandboxDir, "--ro-bind", in.host_exe, kSandboxExe};
   m.env = proxy_env(kProxyPort);
   m.relay.forwards = loopback_forwards(in.policy);
-  if (!in.publish.empty()) {
-    m.relay.publish = in.publish;
-    m.relay.control_token = in.control_token;
-  }
+  m.relay.publish = in.publish;
+  m.relay.control_token = in.control_token;
   return m;
 }
 

@@ -1,6 +1,7 @@
-// Proxy mode as data, for the planner: what bwrap gets (its own network namespace, the proxy
-// socket and blaude's binary bind-mounted read-only at fixed paths), which variables point
-// clients at the relay, and the relay wrapper put in front of the command. Pure.
+// Proxy mode as data, for the planner: what bwrap gets (its own network namespace, and blaude's
+// binary bind-mounted read-only at a fixed path; the relay reaches the proxy only through the
+// control channel it inherits, never a path), which variables point clients at the relay, and
+// the relay wrapper put in front of the command. Pure.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -26,9 +27,8 @@ const std::vector<std::string>& replaced_env_names();
 struct ModeInputs {
   Policy policy;                 // everything allowed (command line, policies, defaults)
   std::vector<uint16_t> publish; // --publish ports
-  std::string host_socket;       // the proxy socket on the host
   std::string host_exe;          // blaude's own binary on the host
-  // The relay's end of the control socket in the command's argv: a token the launcher replaces
+  // The relay's end of the control channel in the command's argv: a token the launcher replaces
   // with the descriptor's number (it exists only once the launch is prepared).
   std::string control_token = "@fd:net-control";
 };

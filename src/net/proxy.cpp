@@ -62,7 +62,7 @@ sockaddr_storage to_sockaddr(const Address& a, uint16_t port) {
 class ProxyConn {
 public:
   explicit ProxyConn(Proxy& px, bool turnaway = false) : px_(px), turnaway_(turnaway) {}
-  void start(uv_stream_t* server);
+  void start(UniqueFd fd);
   void close();
   std::list<std::unique_ptr<ProxyConn>>::iterator pos;
 
@@ -129,13 +129,14 @@ private:
   uv_shutdown_t shut_req_{};
 };
 
-void ProxyConn::start(uv_stream_t* server) {
+void ProxyConn::start(UniqueFd fd) {
   uv_pipe_init(px_.loop_, &client_, 0);
   uv_timer_init(px_.loop_, &timer_);
   client_.data = this;
   timer_.data = this;
   open_ = 2;
-  if (uv_accept(server, client()) != 0) return close();
+  if (uv_pipe_open(&client_, fd.get()) != 0) return close();
+  fd.release();  // the handle owns it now
   arm(px_.lim_.head_timeout_ms);
   if (uv_read_start(client(), on_alloc, on_head) != 0) close();
 }
@@ -368,6 +369,7 @@ void ProxyConn::refuse(const std::string& reason, const std::string& hint) {
   px_.tally_.add(dest_text_);
   ++px_.stats_.refused;
   spdlog::info("net: refused {} {}: {}", proto_name(), dest_text_, reason);
+  if (px_.on_refusal) px_.on_refusal(std::string("refused ") + proto_name() + " " + dest_text_ + ": " + reason);
   if (proto_ == Proto::Socks) return answer(s5::reply(s5::kNotAllowed));
   answer(http_response(403, "blaude: " + reason + "; allow with " + (hint.empty() ? allow_hint(dest_) : hint),
                        "blocked-by-allowlist"));
@@ -455,40 +457,32 @@ Proxy::Proxy(uv_loop_t* loop, Policy policy, ProxyLimits limits)
 
 Proxy::~Proxy() = default;
 
-int Proxy::listen_unix(const std::string& path) {
-  int rc = uv_pipe_init(loop_, &listener_, 0);
-  if (rc != 0) return rc;
-  listener_.data = this;
-  listener_closed_ = false;
-  listening_ = true;
-  rc = uv_pipe_bind(&listener_, path.c_str());
-  if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), 511, on_connection);
-  return rc;
+bool Proxy::adopt(UniqueFd fd) {
+  if (closing_) return false;
+  ++stats_.accepted;
+  const bool over = conns_.size() >= lim_.max_connections;
+  if (over) {
+    ++stats_.over_limit;
+    if (!std::exchange(limit_warned_, true))
+      spdlog::warn("net: {} connections open; answering new ones 503 until some end", conns_.size());
+    // Past the answers too: refused at once, so the client gets an error now rather than waiting.
+    if (conns_.size() >= lim_.max_connections + lim_.turnaways) return false;
+  }
+  conns_.push_back(std::make_unique<ProxyConn>(*this, over));
+  ProxyConn* c = conns_.back().get();
+  c->pos = std::prev(conns_.end());
+  c->start(std::move(fd));
+  return true;
 }
 
-void Proxy::on_connection(uv_stream_t* server, int status) {
-  auto* px = static_cast<Proxy*>(server->data);
-  if (status != 0 || px->closing_) return;
-  ++px->stats_.accepted;
-  const bool over = px->conns_.size() >= px->lim_.max_connections;
-  if (over) {
-    ++px->stats_.over_limit;
-    if (!std::exchange(px->limit_warned_, true))
-      spdlog::warn("net: {} connections open; answering new ones 503 until some end", px->conns_.size());
-  }
-  if (over && px->conns_.size() >= px->lim_.max_connections + px->lim_.turnaways) {
-    // Past the answers too: accept and close at once, so the client gets an error now rather
-    // than waiting in the backlog.
-    auto* p = new uv_pipe_t{};
-    uv_pipe_init(px->loop_, p, 0);
-    uv_accept(server, reinterpret_cast<uv_stream_t*>(p));
-    uv_close(reinterpret_cast<uv_handle_t*>(p), [](uv_handle_t* h) { delete reinterpret_cast<uv_pipe_t*>(h); });
-    return;
-  }
-  px->conns_.push_back(std::make_unique<ProxyConn>(*px, over));
-  ProxyConn* c = px->conns_.back().get();
-  c->pos = std::prev(px->conns_.end());
-  c->start(server);
+bool Proxy::allow(Rule rule) {
+  const std::string text = rule.pattern.text();
+  for (const Rule& r : policy_.rules)
+    if (r.pattern.text() == text) return false;
+  policy_.rules.push_back(std::move(rule));
+  live_.push_back(text);
+  spdlog::info("net: allowed for the rest of the session (blaude net allow): {}", text);
+  return true;
 }
 
 void Proxy::release(ProxyConn* c) {
@@ -500,19 +494,12 @@ void Proxy::release(ProxyConn* c) {
 void Proxy::close(std::function<void()> done) {
   closing_ = true;
   closed_ = std::move(done);
-  if (listening_ && !listener_closed_ && !uv_is_closing(reinterpret_cast<uv_handle_t*>(&listener_))) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&listener_), [](uv_handle_t* h) {
-      auto* px = static_cast<Proxy*>(h->data);
-      px->listener_closed_ = true;
-      px->maybe_closed();
-    });
-  }
   for (auto& c : conns_) c->close();
   maybe_closed();
 }
 
 void Proxy::maybe_closed() {
-  if (!closing_ || !listener_closed_ || !conns_.empty() || !closed_) return;
+  if (!closing_ || !conns_.empty() || !closed_) return;
   auto done = std::move(closed_);
   closed_ = nullptr;
   done();

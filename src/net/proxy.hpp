@@ -1,9 +1,10 @@
-// The host side of proxy mode: listens on a unix socket (bind-mounted into the sandbox), speaks
-// HTTP (absolute-URI and CONNECT) and SOCKS5 on the same socket, takes the decision from
+// The host side of proxy mode: serves the unix stream sockets it is handed (one end of a fresh
+// socketpair per connection, the other end in the sandbox's relay: relay_channel.hpp; it listens
+// on nothing), speaks HTTP (absolute-URI and CONNECT) and SOCKS5 on each, takes the decision from
 // decision.hpp, resolves names on the host (uv_getaddrinfo, async) and connects with
 // uv_tcp_connect, then only moves bytes (splice.hpp). Every decision goes to the log; refusals
 // are tallied for the line after the session.
-// Bounded: at most `max_connections` at once (more are answered 503, then closed on accept), a request head of at
+// Bounded: at most `max_connections` at once (more are answered 503, then refused), a request head of at
 // most `max_head` bytes, and timers only while a connection is being set up (head, DNS,
 // connect, the short drain after a refusal). An idle proxy has no timer and no poll running.
 #pragma once
@@ -15,7 +16,9 @@
 #include <list>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "common/unique_fd.hpp"
 #include "net/decision.hpp"
 #include "net/http_head.hpp"
 #include "net/refusals.hpp"
@@ -51,9 +54,17 @@ public:
   Proxy(const Proxy&) = delete;
   Proxy& operator=(const Proxy&) = delete;
 
-  // Binds a unix socket at `path` (which must not exist) and listens. Returns a uv error code.
-  int listen_unix(const std::string& path);
-  // Stops listening and ends every connection; `done` runs once every handle is closed.
+  // Serves `fd` (a connected unix stream socket) as a client. false when the proxy is closing, or
+  // past its limit and its 503 answers too: `fd` is closed then, and the client sees the close.
+  bool adopt(UniqueFd fd);
+  // Adds a rule for the rest of the session (`blaude net allow`); false when the same pattern is
+  // already a rule. The list only grows.
+  bool allow(Rule rule);
+  // The patterns allow() added, in order.
+  const std::vector<std::string>& allowed_live() const { return live_; }
+  // Called on the loop's thread with one line for each refusal (`blaude net log`).
+  std::function<void(const std::string&)> on_refusal;
+  // Ends every connection; `done` runs once every handle is closed.
   void close(std::function<void()> done = {});
 
   const RefusalTally& refusals() const { return tally_; }
@@ -62,7 +73,6 @@ public:
 
 private:
   friend class ProxyConn;
-  static void on_connection(uv_stream_t* server, int status);
   void release(ProxyConn* c);
   void maybe_closed();
   // The host's own addresses and hosts-file names in policy_, re-read when older than 2 s (an
@@ -76,13 +86,13 @@ private:
   ProxyLimits lim_;
   HttpLimits http_lim_;
   ReadScratch scratch_;
-  uv_pipe_t listener_{};
-  bool listening_ = false, closing_ = false, listener_closed_ = true;
+  bool closing_ = false;
   bool limit_warned_ = false;  // one warning per episode at the connection limit
   std::list<std::unique_ptr<ProxyConn>> conns_;
   std::function<void()> closed_;
   RefusalTally tally_;
   ProxyStats stats_;
+  std::vector<std::string> live_;
 };
 
 }  // namespace blaude::net

@@ -12,8 +12,8 @@
 
 namespace blaude::net {
 
-Publisher::Publisher(uv_loop_t* loop, int control, ReadScratch* scratch, size_t max_connections)
-    : loop_(loop), control_(control), scratch_(scratch), max_(max_connections) {}
+Publisher::Publisher(uv_loop_t* loop, RelayChannel* channel, ReadScratch* scratch, size_t max_connections)
+    : loop_(loop), channel_(channel), scratch_(scratch), max_(max_connections) {}
 
 Publisher::~Publisher() = default;
 
@@ -50,8 +50,8 @@ void Publisher::on_connection(uv_stream_t* server, int status) {
     ::close(sv[0]);
     return b->close();
   }
-  if (int rc = send_connection(self->control_, l->port, theirs.get()); rc != 0) {
-    spdlog::info("net: published port {}: the sandbox's relay is not answering ({})", l->port, std::strerror(-rc));
+  if (!self->channel_->send(ChannelKind::Published, l->port, std::move(theirs))) {
+    spdlog::info("net: published port {}: the sandbox's relay is not answering", l->port);
     return b->close();
   }
   spdlog::debug("net: published port {}: a host connection goes into the sandbox", l->port);

@@ -1,6 +1,6 @@
 // The host side of --publish PORT: a listener on the host's 127.0.0.1:PORT. Each connection
 // becomes a fresh socketpair: blaude keeps one end (spliced to the host client) and hands the
-// other to the in-sandbox relay over the control socket, which connects 127.0.0.1:PORT inside.
+// other to the in-sandbox relay over the control channel, which connects 127.0.0.1:PORT inside.
 // The sandbox never gets a socket of the host's network namespace.
 #pragma once
 #include <uv.h>
@@ -11,13 +11,14 @@
 #include <vector>
 
 #include "net/bridge.hpp"
+#include "net/relay_channel.hpp"
 
 namespace blaude::net {
 
 class Publisher {
 public:
-  // `control`: blaude's end of the SOCK_SEQPACKET control socket (not owned).
-  Publisher(uv_loop_t* loop, int control, ReadScratch* scratch, size_t max_connections = 256);
+  // `channel`: to the relay (not owned; outlives the publisher's connections).
+  Publisher(uv_loop_t* loop, RelayChannel* channel, ReadScratch* scratch, size_t max_connections = 256);
   ~Publisher();
   // Listens on 127.0.0.1:port. Returns a uv error (UV_EADDRINUSE: something on the host has it).
   int listen(uint16_t port);
@@ -34,7 +35,7 @@ private:
   void maybe_closed();
 
   uv_loop_t* loop_;
-  int control_;
+  RelayChannel* channel_;
   ReadScratch* scratch_;
   size_t max_;
   std::vector<std::unique_ptr<Listener>> listeners_;

@@ -28,16 +28,15 @@ std::vector<Forward> loopback_forwards(const Policy& policy) {
 }
 
 std::vector<std::string> relay_argv(const RelaySpec& s) {
-  std::vector<std::string> a{kSandboxExe, kRelayCommand, "--socket", s.socket, "--listen", std::to_string(s.proxy_port)};
+  std::vector<std::string> a{kSandboxExe, kRelayCommand, "--listen", std::to_string(s.proxy_port)};
   for (const Forward& f : s.forwards) {
     std::string binds;
     for (const auto& b : f.binds) binds += (binds.empty() ? "" : ",") + b;
     a.insert(a.end(), {"--forward", std::to_string(f.port) + "=" + f.connect_to + "@" + binds});
   }
-  if (s.control_fd >= 0 || !s.control_token.empty()) {
+  if (s.control_fd >= 0 || !s.control_token.empty())
     a.insert(a.end(), {"--control-fd", s.control_token.empty() ? std::to_string(s.control_fd) : s.control_token});
-    for (uint16_t p : s.publish) a.insert(a.end(), {"--publish", std::to_string(p)});
-  }
+  for (uint16_t p : s.publish) a.insert(a.end(), {"--publish", std::to_string(p)});
   a.push_back("--");
   a.insert(a.end(), s.command.begin(), s.command.end());
   return a;
@@ -51,13 +50,12 @@ std::variant<RelaySpec, std::string> parse_relay_args(const std::vector<std::str
     if (o == "--") {
       s.command.assign(args.begin() + long(i) + 1, args.end());
       if (s.command.empty()) return std::string("no command after --");
+      if (s.control_fd < 0) return std::string("no --control-fd: the relay reaches the proxy only through it");
       return s;
     }
     if (i + 1 >= args.size()) return o + " needs a value";
     const std::string& val = args[++i];
-    if (o == "--socket") {
-      s.socket = val;
-    } else if (o == "--listen" || o == "--publish") {
+    if (o == "--listen" || o == "--publish") {
       auto p = parse_port(val);
       if (!p) return o + ": not a port: " + val;
       if (o == "--listen") s.proxy_port = *p;

@@ -15,7 +15,6 @@ namespace blaude::net {
 inline constexpr const char* kRelayCommand = "__net-relay";
 inline constexpr const char* kSandboxDir = "/run/blaude";
 inline constexpr const char* kSandboxExe = "/run/blaude/blaude";
-inline constexpr const char* kSandboxSocket = "/run/blaude/proxy.sock";
 inline constexpr uint16_t kProxyPort = 3128;
 
 struct Forward {
@@ -25,10 +24,9 @@ struct Forward {
 };
 
 struct RelaySpec {
-  std::string socket = kSandboxSocket;
   uint16_t proxy_port = kProxyPort;
   std::vector<Forward> forwards;
-  int control_fd = -1;
+  int control_fd = -1;        // the control channel to blaude (fdpass.hpp); required
   std::string control_token;  // relay_argv writes this instead of control_fd when set
   std::vector<uint16_t> publish;
   std::vector<std::string> command;

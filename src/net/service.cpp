@@ -10,7 +10,9 @@
 #include <condition_variable>
 #include <mutex>
 
+#include "net/live_control.hpp"
 #include "net/publish.hpp"
+#include "net/relay_channel.hpp"
 #include "common/platform.hpp"
 
 namespace blaude::net {
@@ -19,10 +21,12 @@ struct Service::Impl {
   uv_loop_t loop{};
   uv_async_t stop_async{};
   std::unique_ptr<Proxy> proxy;
+  std::unique_ptr<RelayChannel> channel;
   std::unique_ptr<Publisher> publisher;
+  std::unique_ptr<LiveControl> live;
+  std::vector<std::string> live_allowed;
   ReadScratch scratch;
   std::thread thread;
-  std::string socket_path;
   std::string summary;
   ProxyStats stats;
   bool running = false;
@@ -34,8 +38,12 @@ struct Service::Impl {
   void shut_down() {
     summary = proxy->refusals().summary_line();
     stats = proxy->stats();
+    live_allowed = proxy->allowed_live();
+    proxy->on_refusal = nullptr;
+    if (live) live->close([] {});
     proxy->close();
     if (publisher) publisher->close([] {});
+    channel->close({});
     uv_close(reinterpret_cast<uv_handle_t*>(&stop_async), nullptr);
     std::lock_guard<std::mutex> g(mu);
     shut = true;
@@ -48,25 +56,35 @@ std::variant<std::unique_ptr<Service>, std::string> Service::start(ServiceConfig
   s->impl_ = std::make_unique<Impl>();
   Impl& m = *s->impl_;
   uv_loop_init(&m.loop);
-  m.socket_path = cfg.socket_path;
   m.proxy = std::make_unique<Proxy>(&m.loop, std::move(cfg.policy), cfg.limits);
+  m.channel = std::make_unique<RelayChannel>(&m.loop, cfg.control_fd, m.proxy.get());
   uv_async_init(&m.loop, &m.stop_async, [](uv_async_t* a) { static_cast<Impl*>(a->data)->shut_down(); });
   m.stop_async.data = &m;
   auto abandon = [&m](std::string err) -> std::variant<std::unique_ptr<Service>, std::string> {
     m.shut_down();
     uv_run(&m.loop, UV_RUN_DEFAULT);
     uv_loop_close(&m.loop);
-    ::unlink(m.socket_path.c_str());
     return err;
   };
-  if (int rc = m.proxy->listen_unix(cfg.socket_path); rc != 0)
-    return abandon("cannot listen on " + cfg.socket_path + ": " + uv_strerror(rc));
+  if (cfg.control_fd < 0) return abandon("no control channel for the relay");
+  if (int rc = m.channel->start(); rc != 0)
+    return abandon(std::string("cannot watch the relay's control channel: ") + uv_strerror(rc));
   if (!cfg.publish.empty()) {
-    m.publisher = std::make_unique<Publisher>(&m.loop, cfg.control_fd, &m.scratch);
+    m.publisher = std::make_unique<Publisher>(&m.loop, m.channel.get(), &m.scratch);
     for (uint16_t p : cfg.publish)
       if (int rc = m.publisher->listen(p); rc != 0)
         return abandon("cannot publish port " + std::to_string(p) + ": 127.0.0.1:" + std::to_string(p) + ": " +
                        uv_strerror(rc));
+  }
+  if (!cfg.live_socket.empty()) {
+    m.live = std::make_unique<LiveControl>(&m.loop, m.proxy.get());
+    if (int rc = m.live->listen(cfg.live_socket); rc != 0) {
+      spdlog::warn("net: no control socket for blaude net log/allow: {}: {}", cfg.live_socket, uv_strerror(rc));
+    } else {
+      LiveControl* live = m.live.get();
+      m.proxy->on_refusal = [live](const std::string& line) { live->refused(line); };
+      spdlog::info("net: blaude net log/allow reach this session at {}", cfg.live_socket);
+    }
   }
   // Block every signal before the thread exists: it inherits the mask.
   sigset_t all, old;
@@ -84,7 +102,7 @@ std::variant<std::unique_ptr<Service>, std::string> Service::start(ServiceConfig
   });
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   m.running = true;
-  spdlog::info("net: proxy listening on {}", cfg.socket_path);
+  spdlog::info("net: proxy serving the relay's control channel (fd {})", cfg.control_fd);
   return s;
 }
 
@@ -92,7 +110,6 @@ void Service::stop() {
   if (!impl_ || !impl_->running) return;
   impl_->running = false;
   uv_async_send(&impl_->stop_async);
-  ::unlink(impl_->socket_path.c_str());
   // Every handle closes at once; only a name lookup still running on libuv's thread pool can
   // keep the loop alive (up to the resolver's own timeout). blaude does not wait for that: the
   // thread is left to finish on its own and its state is never freed.
@@ -100,6 +117,7 @@ void Service::stop() {
   impl_->cv.wait(lk, [this] { return impl_->shut; });
   summary_ = impl_->summary;
   stats_ = impl_->stats;
+  live_ = impl_->live_allowed;
   bool done = impl_->cv.wait_for(lk, std::chrono::milliseconds(500), [this] { return impl_->loop_done; });
   lk.unlock();
   if (done) {

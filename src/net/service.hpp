@@ -1,8 +1,9 @@
-// Proxy mode's host side for one session: the proxy and the published ports on a libuv loop of
-// their own, on a thread of blaude (all signals blocked there: the session's signal handling is
-// untouched, and a write to a closed socket cannot kill blaude). Everything is bound before the
-// session starts, so "port in use" is an error before anything runs; stop() ends every
-// connection, closes every listener and removes the socket.
+// Proxy mode's host side for one session: the proxy, its channel to the relay, the published
+// ports and the control socket of `blaude net log/allow` (live_control.hpp) on a libuv loop of
+// their own, on a thread of blaude (all signals blocked there: the
+// session's signal handling is untouched, and a write to a closed socket cannot kill blaude).
+// The published ports are bound before the session starts, so "port in use" is an error before
+// anything runs; stop() ends every connection and closes every listener.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -19,9 +20,11 @@ namespace blaude::net {
 struct ServiceConfig {
   Policy policy;
   ProxyLimits limits;
-  std::string socket_path;        // in a private directory; must not exist yet
   std::vector<uint16_t> publish;  // host 127.0.0.1 ports
-  int control_fd = -1;            // blaude's end of the relay's control socket (publish only)
+  int control_fd = -1;            // blaude's end of the relay's control channel (not owned)
+  // Where `blaude net log` / `blaude net allow` reach this session (live_control.hpp); "" for
+  // nowhere. A socket that cannot be made there is logged, and the session runs without it.
+  std::string live_socket;
 };
 
 class Service {
@@ -36,6 +39,8 @@ public:
   // After stop(): the refusal summary ("" when nothing was refused) and the counters.
   std::string summary_line() const;
   ProxyStats stats() const;
+  // After stop(): what `blaude net allow` added during the session, in order.
+  std::vector<std::string> allowed_live() const { return live_; }
 
 private:
   Service() = default;
@@ -43,6 +48,7 @@ private:
   std::unique_ptr<Impl> impl_;
   std::string summary_;
   ProxyStats stats_;
+  std::vector<std::string> live_;
 };
 
 }  // namespace blaude::net

@@ -16,8 +16,9 @@ struct Mount {
 };
 
 // Proxy mode, decided by the app layer: what bwrap adds after its mounts (an own
-// network namespace, the proxy's socket and blaude's binary for the relay, read-only at fixed
-// paths) and the relay wrapper the command starts under. Absent: the host's network, or none
+// network namespace and blaude's binary for the relay, read-only at a fixed path; the relay
+// reaches the proxy through a descriptor it inherits) and the relay wrapper the command starts
+// under. Absent: the host's network, or none
 // with --no-network.
 struct NetworkProxy {
   std::vector<std::string> bwrap_args;

@@ -1,7 +1,7 @@
 // libFuzzer: the relay wrapper's argv parser (`blaude __net-relay …` inside the sandbox, where any
 // sandboxed process can run it with any argv). Input: arguments separated by NUL. Invariants:
-// an accepted argv has a command; what relay_argv writes for it parses back to the same spec
-// (--publish only travels with a control socket, so it is compared only then).
+// an accepted argv has a command and a control channel; what relay_argv writes for it parses
+// back to the same spec.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -19,14 +19,14 @@ namespace {
 }
 
 bool same(const RelaySpec& a, const RelaySpec& b) {
-  if (a.socket != b.socket || a.proxy_port != b.proxy_port || a.control_fd != b.control_fd ||
+  if (a.proxy_port != b.proxy_port || a.control_fd != b.control_fd ||
       a.command != b.command || a.forwards.size() != b.forwards.size())
     return false;
   for (size_t i = 0; i < a.forwards.size(); ++i) {
     const Forward &x = a.forwards[i], &y = b.forwards[i];
     if (x.port != y.port || x.connect_to != y.connect_to || x.binds != y.binds) return false;
   }
-  return a.control_fd < 0 || a.publish == b.publish;
+  return a.publish == b.publish;
 }
 }  // namespace
 
@@ -43,6 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   if (spec->command.empty()) die("accepted without a command");
+  if (spec->control_fd < 0) die("accepted without a control channel");
   std::vector<std::string> again = relay_argv(*spec);
   if (again.size() < 2 || again[0] != kSandboxExe || again[1] != kRelayCommand) die("relay_argv's head");
   auto back = parse_relay_args(std::vector<std::string>(again.begin() + 2, again.end()));

@@ -2,12 +2,13 @@
 # Proxy mode under abuse from inside, real blaude + bwrap as uid 65534, tmux as the
 # user's terminal: 1,000 connections at once, a 1 MiB request head, a client that stalls
 # half-way. Each gets an error or a timeout; blaude's memory stays flat; the terminal keeps
-# working; afterwards a normal request works again; and when blaude exits nothing is left
-# listening. The control for "memory stays flat" is the same measurement before the flood.
+# working; afterwards a normal request works again; blaude listens on nothing (the relay reaches
+# the proxy through a socketpair) and is gone after the exit. The control for "memory stays flat" is the same measurement before the flood.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net_lib.sh"
 
 net_prereqs
+command -v ss >/dev/null || missing "ss is not installed"
 net_world
 cp "$BLAUDE_SRC/tests/integration/net_flood.py" "$T_DIR/proj/flood.py"
 net_start WEB http 0.0.0.0
@@ -54,9 +55,9 @@ tm_run "echo still-$((6*7)); curl -sS http://$W/again"
 check "the terminal keeps working" tm_wait '^still-42' 20
 check "... and so does the network" tm_wait '^body:/again' 20
 
-sock=$(net_log | sed -n 's/.*net: proxy listening on \(.*\)$/\1/p' | tail -n 1)
+listening=$(ss -xlpH 2>/dev/null; ss -tlpH 2>/dev/null)
+check "blaude holds no listening socket, unix or TCP" sh -c '! printf "%s\n" "$1" | grep -q "pid=$2,"' sh "$listening" "${bpid:-x}"
 tm_run "exit 3"
 check "blaude ends with the shell's status" tm_wait '^blaude-exited-3' 20
-check "when blaude has exited, its proxy socket is gone" not test -e "${sock:-/nonexistent}"
-check "... blaude's process too" not test -e "/proc/$bpid/status"
+check "when blaude has exited, its process is gone" not test -e "/proc/$bpid/status"
 finish

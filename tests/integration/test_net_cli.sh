@@ -85,9 +85,10 @@ rm -f "$T_DIR/proj/.blaude"
 # --- --dry-run shows the namespace, the mounts and the relay; changes nothing ----------------------
 dry=$(bl --dry-run --allow-domain example.com --publish 8080 --exec true 2>/dev/null)
 check "--dry-run: --unshare-net" grep -q -- "--unshare-net" <<<"$dry"
-check "... the proxy socket bound read-only at its fixed path" grep -Eq -- "--ro-bind [^ ]+/proxy.sock /run/blaude/proxy.sock" <<<"$dry"
-check "... blaude's binary for the relay" grep -q -- "/run/blaude/blaude __net-relay --socket /run/blaude/proxy.sock --listen 3128" <<<"$dry"
+check "... blaude's binary for the relay, with its control channel (a descriptor, filled in at launch)" \
+  grep -Eq -- "/run/blaude/blaude __net-relay --listen 3128 --control-fd '?@fd:net-control'? --publish 8080" <<<"$dry"
+check "... and no socket of the proxy's bound in" not grep -qF "/proxy.sock" <<<"$dry"
 check "... the published port, then the exec shim and the command" grep -q -- "--publish 8080 -- /run/blaude/blaude __exec true" <<<"$dry"
 check "... the proxy's variables" grep -q "HTTPS_PROXY http://127.0.0.1:3128" <<<"$dry"
-check "... and the socket dir as a preparation" grep -q "mkdir -p -m 700 .*blaude-net-" <<<"$dry"
+check "... and nothing to make on the host for it" not grep -q "blaude-net-" <<<"$dry"
 finish

@@ -21,14 +21,11 @@ struct Run {
   sandbox::SandboxRequest req;
   sandbox::EnvList env{{"HOME", "/home/u"}, {"HTTP_PROXY", "http://corp:8080"}, {"no_proxy", "corp.example"},
                        {"ANTHROPIC_BASE_URL", "http://127.0.0.1:41234"}};
-  std::vector<sandbox::HostPrep> preps;
   std::vector<std::string> notices;
 };
 Run decide(const cli::Options& o, sandbox::Grants g = {}, std::string no_default = "") {
   Run r;
-  HostEnv host = HostEnv::from_environ({"HOME=/home/u", "XDG_RUNTIME_DIR=/nonexistent"});
-  host.home = "/home/u";  // from_environ leaves the passwd lookup to the caller
-  r.d = decide_network(host, o, std::move(g), no_default, r.env, r.req, r.preps, r.notices);
+  r.d = decide_network(o, std::move(g), no_default, r.env, r.req, r.notices);
   return r;
 }
 std::string env_of(const Run& r, const std::string& k) {
@@ -45,7 +42,6 @@ TEST_CASE("app net: default mode is untouched", "[net]") {
   CHECK_FALSE(r.d.failure);
   CHECK_FALSE(r.req.proxy);
   CHECK(env_of(r, "HTTP_PROXY") == "http://corp:8080");
-  CHECK(r.preps.empty());
 }
 
 TEST_CASE("app net: proxy mode from the command line and the policy", "[net]") {
@@ -70,18 +66,11 @@ TEST_CASE("app net: proxy mode from the command line and the policy", "[net]") {
   CHECK(env_of(r, "HTTP_PROXY") == "http://127.0.0.1:3128");
   CHECK(env_of(r, "no_proxy") == "localhost,127.0.0.1,::1");
   CHECK(env_of(r, "ALL_PROXY") == "socks5h://127.0.0.1:3128");
-  // XDG_RUNTIME_DIR is not a dir here: blaude's state dir, never /tmp; its missing parents
-  // (none of /home/u exists on this machine) are made first, top down, each 0700.
-  REQUIRE(r.preps.size() >= 2);
-  const auto& dir = r.preps.back();
-  CHECK(dir.path.starts_with("/home/u/.local/state/blaude/blaude-net-"));
-  CHECK(r.d.launch->socket == dir.path + "/proxy.sock");
-  for (size_t i = 0; i < r.preps.size(); ++i) {
-    CHECK(r.preps[i].mode == 0700);
-    CHECK(r.preps[i].kind == sandbox::HostPrep::Kind::MakeDir);
-    if (i) CHECK(r.preps[i].path.starts_with(r.preps[i - 1].path + "/"));
-  }
-  CHECK(r.preps[r.preps.size() - 2].path == "/home/u/.local/state/blaude");
+  // Nothing of the proxy's is bound into the sandbox or made on the host: the relay reaches it
+  // through the control channel it inherits (its descriptor fills the token at launch).
+  CHECK(prefix.find("proxy.sock") == std::string::npos);
+  CHECK(prefix.find("--control-fd @fd:net-control") != std::string::npos);
+  for (const auto& a : r.req.proxy->bwrap_args) CHECK(a.find("proxy.sock") == std::string::npos);
 }
 
 TEST_CASE("app net: no-default-domains, --publish alone, --no-network over a policy", "[net]") {

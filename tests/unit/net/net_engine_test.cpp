@@ -1,11 +1,12 @@
 // The proxy engine on real sockets (one libuv loop on a thread, real unix and TCP sockets, a
 // real upstream server on loopback): allowed and refused CONNECT, plain HTTP and SOCKS5, the
-// head cap, the head timeout and the connection limit.
+// head cap, the head timeout and the connection limit; and the relay's control channel, the only
+// way to the proxy.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 #include <spdlog/sinks/null_sink.h>
 #include <spdlog/spdlog.h>
@@ -14,7 +15,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
-#include <filesystem>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -24,7 +24,9 @@
 #include "catch.hpp"
 #include "common/unique_fd.hpp"
 #include "common/fd_limit.hpp"
+#include "net/fdpass.hpp"
 #include "net/proxy.hpp"
+#include "net/relay_channel.hpp"
 
 // Proxy mode is Linux-only (macOS refuses it at decide); off Linux this only has to compile.
 #ifdef __linux__
@@ -132,17 +134,6 @@ private:
   std::thread thread_;
 };
 
-UniqueFd dial(const std::string& path) {
-  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM, 0));
-  sockaddr_un sa{};
-  sa.sun_family = AF_UNIX;
-  std::strncpy(sa.sun_path, path.c_str(), sizeof sa.sun_path - 1);
-  REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0);
-  timeval tv{5, 0};
-  ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  return fd;
-}
-
 void send_all(int fd, const std::string& s) {
   size_t off = 0;
   while (off < s.size()) {
@@ -170,26 +161,33 @@ Policy policy(std::vector<std::string> pats) {
   return p;
 }
 
+void receive_timeout(int fd) {
+  timeval tv{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+}
+
 struct Fixture {
   explicit Fixture(Policy pol, ProxyLimits lim = {}) {
     spdlog::set_default_logger(std::make_shared<spdlog::logger>("t", std::make_shared<spdlog::sinks::null_sink_mt>()));
-    dir = std::filesystem::temp_directory_path() / ("blaude-net-test-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-    std::filesystem::create_directories(dir);
-    path = (dir / "proxy.sock").string();
     proxy = std::make_unique<Proxy>(lt.loop(), std::move(pol), lim);
-    REQUIRE(proxy->listen_unix(path) == 0);
     lt.start();
   }
   ~Fixture() {
     lt.call([this] { proxy->close(); });
     lt.stop();
-    std::filesystem::remove_all(dir);
+  }
+  // A client of the proxy: one end of a socketpair, the other handed to the proxy, as the relay's
+  // channel does (relay_channel.hpp). Past the limit and its answers, the proxy closes its end.
+  UniqueFd dial() {
+    int sv[2];
+    REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
+    UniqueFd client(sv[0]);
+    receive_timeout(client.get());
+    lt.call([&] { proxy->adopt(UniqueFd(sv[1])); });
+    return client;
   }
   LoopThread lt;
-  std::filesystem::path dir;
-  std::string path;
   std::unique_ptr<Proxy> proxy;
-  static inline int n = 0;
 };
 
 }  // namespace
@@ -197,7 +195,7 @@ struct Fixture {
 TEST_CASE("net engine: CONNECT allowed, then bytes both ways", "[net][engine]") {
   Upstream echo(false);
   Fixture fx(policy({"127.0.0.1:" + std::to_string(echo.port)}));
-  UniqueFd c = dial(fx.path);
+  UniqueFd c = fx.dial();
   send_all(c.get(), "CONNECT 127.0.0.1:" + std::to_string(echo.port) + " HTTP/1.1\r\n\r\nearly");
   // Bytes sent together with the head reach the upstream, after the proxy's answer.
   CHECK(read_until(c.get(), "early") == "HTTP/1.1 200 Connection established\r\n\r\nearly");
@@ -218,15 +216,15 @@ TEST_CASE("net engine: CONNECT allowed, then bytes both ways", "[net][engine]") 
 
 TEST_CASE("net engine: refused CONNECT and HTTP get 403 naming host and flag", "[net][engine]") {
   Fixture fx(policy({"allowed.example"}));
-  UniqueFd c = dial(fx.path);
+  UniqueFd c = fx.dial();
   send_all(c.get(), "CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n");
   std::string r = read_until(c.get());
   CHECK(r.starts_with("HTTP/1.1 403 Forbidden\r\n"));
   CHECK(r.ends_with("\r\n\r\nblaude: evil.example:443 is not allowed; allow with --allow-domain evil.example:443\n"));
-  UniqueFd d = dial(fx.path);
+  UniqueFd d = fx.dial();
   send_all(d.get(), "GET http://127.0.0.1:9/ HTTP/1.1\r\n\r\n");
   CHECK(read_until(d.get()).find("127.0.0.1:9 is not allowed") != std::string::npos);
-  UniqueFd e = dial(fx.path);
+  UniqueFd e = fx.dial();
   send_all(e.get(), "CONNECT evil.example:443 HTTP/1.1\r\n\r\n");
   read_until(e.get());
   CHECK(fx.proxy->refusals().summary_line() ==
@@ -237,7 +235,7 @@ TEST_CASE("net engine: plain HTTP is forwarded in origin form with Connection: c
   Upstream web(true);
   std::string auth = "127.0.0.1:" + std::to_string(web.port);
   Fixture fx(policy({auth}));
-  UniqueFd c = dial(fx.path);
+  UniqueFd c = fx.dial();
   send_all(c.get(), "GET http://" + auth + "/x?y HTTP/1.1\r\nHost: " + auth + "\r\nProxy-Connection: keep-alive\r\n\r\n");
   std::string r = read_until(c.get());
   CHECK(r.starts_with("HTTP/1.1 200 OK"));
@@ -249,7 +247,7 @@ TEST_CASE("net engine: SOCKS5 by name, resolved on the host; refusal in protocol
   Upstream echo(false);
   Fixture fx(policy({"localhost:" + std::to_string(echo.port)}));
   auto socks = [&](const std::string& host, uint16_t port) {
-    UniqueFd c = dial(fx.path);
+    UniqueFd c = fx.dial();
     std::string req{5, 1, 0};
     send_all(c.get(), req);
     std::string m = read_until(c.get(), std::string{5, 0});
@@ -278,7 +276,7 @@ TEST_CASE("net engine: SOCKS5 by name, resolved on the host; refusal in protocol
 TEST_CASE("net engine: a name resolving to loopback is refused without an explicit rule", "[net][engine]") {
   Upstream echo(false);
   Fixture fx(policy({"*"}));
-  UniqueFd c = dial(fx.path);
+  UniqueFd c = fx.dial();
   send_all(c.get(), "CONNECT localhost:" + std::to_string(echo.port) + " HTTP/1.1\r\n\r\n");
   std::string r = read_until(c.get());
   CHECK(r.starts_with("HTTP/1.1 403"));
@@ -294,7 +292,7 @@ TEST_CASE("net engine: bounds: 1 MiB head, head timeout, connection limit", "[ne
   lim.head_timeout_ms = 2000;
   Fixture fx(policy({"*"}), lim);
   {
-    UniqueFd c = dial(fx.path);
+    UniqueFd c = fx.dial();
     std::thread w([&] { send_all(c.get(), "GET http://a.example/ HTTP/1.1\r\nX: " + std::string(1 << 20, 'a')); });
     std::string r = read_until(c.get(), "\n\n");
     ::shutdown(c.get(), SHUT_RDWR);
@@ -302,7 +300,7 @@ TEST_CASE("net engine: bounds: 1 MiB head, head timeout, connection limit", "[ne
     CHECK(r.starts_with("HTTP/1.1 431 "));
   }
   {
-    UniqueFd c = dial(fx.path);
+    UniqueFd c = fx.dial();
     send_all(c.get(), "GET http://a.example/ HTTP/1.1\r\nHost: a.exa");
     auto t0 = std::chrono::steady_clock::now();
     std::string r = read_until(c.get());
@@ -318,7 +316,7 @@ TEST_CASE("net engine: bounds: 1 MiB head, head timeout, connection limit", "[ne
   }
   std::vector<UniqueFd> held;
   for (int i = 0; i < 4; ++i) {
-    held.push_back(dial(fx.path));
+    held.push_back(fx.dial());
     send_all(held.back().get(), "G");  // a stall half-way, holding a slot
   }
   for (int i = 0; i < 200; ++i) {
@@ -329,13 +327,13 @@ TEST_CASE("net engine: bounds: 1 MiB head, head timeout, connection limit", "[ne
   }
   // Past the limit: one more is read as far as its request and answered 503 (held open here,
   // so that the next one finds the answers' allowance used up too)...
-  UniqueFd extra = dial(fx.path);
+  UniqueFd extra = fx.dial();
   send_all(extra.get(), "GET http://a.example/ HTTP/1.1\r\nHost: a.example\r\n\r\n");
   const std::string turned = read_until(extra.get());
   CHECK(turned.starts_with("HTTP/1.1 503 "));
   CHECK(turned.find("the proxy has its limit of 4 connections open") != std::string::npos);
   // ... and past those, closed at once, not queued.
-  UniqueFd extra2 = dial(fx.path);
+  UniqueFd extra2 = fx.dial();
   char b;
   CHECK(::read(extra2.get(), &b, 1) == 0);
   size_t over = 0;
@@ -349,4 +347,98 @@ TEST_CASE("net: the connection cap comes from the descriptor limit", "[net]") {
   CHECK(connection_cap(1024) * kFdsPerConnection + 256 <= 1024);
   CHECK(connection_cap(100) == 16);
   CHECK(connection_cap(size_t(1) << 20) == 4096);
+}
+
+namespace {
+
+// The relay's side of the channel: asks, and waits (up to 5 s) for the answer.
+Received await_message(int sock) {
+  for (int i = 0; i < 500; ++i) {
+    Received r = receive_message(sock, true);
+    if (r.err != -EAGAIN) return r;
+    pollfd p{sock, POLLIN, 0};
+    ::poll(&p, 1, 10);
+  }
+  Received r;
+  r.err = -ETIMEDOUT;
+  return r;
+}
+
+struct ChannelFixture {
+  explicit ChannelFixture(Policy pol, ProxyLimits lim = {}) : fx(std::move(pol), lim) {
+    REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0);
+    fx.lt.call([&] {
+      channel = std::make_unique<RelayChannel>(fx.lt.loop(), sv[0], fx.proxy.get());
+      REQUIRE(channel->start() == 0);
+    });
+  }
+  ~ChannelFixture() {
+    fx.lt.call([&] { channel->close({}); });
+    ::close(sv[0]);
+    ::close(sv[1]);
+  }
+  Fixture fx;
+  int sv[2] = {-1, -1};
+  std::unique_ptr<RelayChannel> channel;
+};
+
+}  // namespace
+
+TEST_CASE("net channel: the relay asks, blaude answers with a connection to the proxy", "[net][engine]") {
+  Upstream echo(false);
+  ChannelFixture ch(policy({"127.0.0.1:" + std::to_string(echo.port)}));
+  const int relay = ch.sv[1];
+  REQUIRE(send_message(relay, ChannelKind::Request, 7) == 0);
+  REQUIRE(send_message(relay, ChannelKind::Request, 0xfffffffe) == 0);
+  Received a = await_message(relay), b = await_message(relay);
+  REQUIRE(a.err == 0);
+  REQUIRE(b.err == 0);
+  CHECK(a.kind == ChannelKind::Proxy);
+  CHECK(a.value == 7);  // answered in order, each with the id it was asked with
+  CHECK(b.value == 0xfffffffe);
+  REQUIRE(a.fd);
+  REQUIRE(b.fd);
+  receive_timeout(a.fd.get());
+  send_all(a.fd.get(), "CONNECT 127.0.0.1:" + std::to_string(echo.port) + " HTTP/1.1\r\n\r\nping");
+  CHECK(read_until(a.fd.get(), "ping") == "HTTP/1.1 200 Connection established\r\n\r\nping");
+  receive_timeout(b.fd.get());
+  send_all(b.fd.get(), "CONNECT evil.example:443 HTTP/1.1\r\n\r\n");
+  CHECK(read_until(b.fd.get()).starts_with("HTTP/1.1 403 "));
+}
+
+TEST_CASE("net channel: malformed messages are skipped, past the limit the answer has no connection", "[net][engine]") {
+  ProxyLimits lim;
+  lim.max_connections = 1;
+  lim.turnaways = 0;
+  ChannelFixture ch(policy({"*"}), lim);
+  const int relay = ch.sv[1];
+  // Not a request (blaude only answers requests), and a request of the wrong length.
+  REQUIRE(send_message(relay, ChannelKind::Proxy, 1) == 0);
+  REQUIRE(::send(relay, "R\0\0\0", 4, 0) == 4);
+  // A request carrying a descriptor is malformed too (the relay never sends one): skipped, and the
+  // descriptor is not kept by blaude (it reads the channel with no room for one): its peer sees
+  // EOF once ours is closed too.
+  int sp[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, sp) == 0);
+  REQUIRE(send_message(relay, ChannelKind::Request, 5, sp[1]) == 0);
+  ::close(sp[1]);
+  REQUIRE(send_message(relay, ChannelKind::Request, 1) == 0);
+  Received first = await_message(relay);
+  REQUIRE(first.err == 0);
+  CHECK(first.value == 1);  // the three malformed ones got no answer
+  CHECK(first.fd);
+  char c;
+  ::fcntl(sp[0], F_SETFL, O_NONBLOCK);
+  CHECK(::read(sp[0], &c, 1) == 0);  // the descriptor sent along was closed: EOF here
+  ::close(sp[0]);
+  // The proxy holds one connection (first, stalled); the next request is answered without one.
+  REQUIRE(send_message(relay, ChannelKind::Request, 2) == 0);
+  Received second = await_message(relay);
+  REQUIRE(second.err == 0);
+  CHECK(second.kind == ChannelKind::Proxy);
+  CHECK(second.value == 2);
+  CHECK_FALSE(second.fd);
+  size_t over = 0;
+  ch.fx.lt.call([&] { over = ch.fx.proxy->stats().over_limit; });
+  CHECK(over == 1);
 }

@@ -2,14 +2,16 @@
 // forwards a policy implies and the port conflicts; and the service's start/stop on real sockets.
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <filesystem>
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "catch.hpp"
+#include "net/fdpass.hpp"
 #include "net/mode.hpp"
 #include "net/service.hpp"
 
@@ -51,15 +53,14 @@ TEST_CASE("net mode: plan and relay argv round trip", "[net]") {
   ModeInputs in;
   in.policy = policy({"127.0.0.1:41234", "api.example.com:443"});
   in.publish = {8080, 5173};
-  in.host_socket = "/run/user/1000/blaude-net-1/proxy.sock";
   in.host_exe = "/usr/local/bin/blaude";
   in.control_token = "7";
   ModePlan m = plan_mode(in);
+  // No socket is bound in: the relay reaches the proxy only through the control channel.
   CHECK(m.bwrap_args == std::vector<std::string>{"--unshare-net", "--dir", "/run/blaude", "--ro-bind",
-                                                  "/usr/local/bin/blaude", "/run/blaude/blaude", "--ro-bind",
-                                                  "/run/user/1000/blaude-net-1/proxy.sock", "/run/blaude/proxy.sock"});
+                                                  "/usr/local/bin/blaude", "/run/blaude/blaude"});
   auto argv = m.wrap({"claude", "--dangerously-skip-permissions", "--", "-x"});
-  CHECK(argv == std::vector<std::string>{"/run/blaude/blaude", "__net-relay", "--socket", "/run/blaude/proxy.sock",
+  CHECK(argv == std::vector<std::string>{"/run/blaude/blaude", "__net-relay",
                                          "--listen", "3128", "--forward", "41234=127.0.0.1:41234@127.0.0.1",
                                          "--control-fd", "7", "--publish", "8080", "--publish", "5173", "--",
                                          "claude", "--dangerously-skip-permissions", "--", "-x"});
@@ -72,6 +73,16 @@ TEST_CASE("net mode: plan and relay argv round trip", "[net]") {
   REQUIRE(s.forwards.size() == 1);
   CHECK(s.forwards[0].connect_to == "127.0.0.1:41234");
   CHECK(std::get<std::string>(parse_relay_args({"--listen", "x", "--", "a"})) == "--listen: not a port: x");
+  CHECK(std::get<std::string>(parse_relay_args({"--listen", "1", "--", "a"})) ==
+        "no --control-fd: the relay reaches the proxy only through it");
+  CHECK(std::get<std::string>(parse_relay_args({"--socket", "/run/blaude/proxy.sock", "--control-fd", "3", "--", "a"})) ==
+        "unknown option --socket");
+  // Without --publish the channel is still there: it is how the relay reaches the proxy.
+  ModeInputs plain;
+  plain.host_exe = "/usr/local/bin/blaude";
+  plain.control_token = "9";
+  CHECK(plan_mode(plain).wrap({"true"}) ==
+        std::vector<std::string>{"/run/blaude/blaude", "__net-relay", "--listen", "3128", "--control-fd", "9", "--", "true"});
   CHECK(std::get<std::string>(parse_relay_args({"--listen", "1"})) == "no -- before the command");
   CHECK(std::get<std::string>(parse_relay_args({"--"})) == "no command after --");
   CHECK(std::get<std::string>(parse_relay_args({"--bogus", "1", "--", "a"})) == "unknown option --bogus");
@@ -86,10 +97,8 @@ TEST_CASE("net mode: port conflicts are usage errors", "[net]") {
         "--allow-domain 127.0.0.1:3128: port 3128 inside the sandbox is blaude's proxy");
 }
 
-TEST_CASE("net service: binds before the session, says what is in use, leaves nothing", "[net][engine]") {
-  auto dir = std::filesystem::temp_directory_path() / ("blaude-net-svc-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  // A host port that is taken: publishing it fails with a clear error, and nothing stays behind.
+TEST_CASE("net service: binds before the session, says what is in use, serves only its channel", "[net][engine]") {
+  // A host port that is taken: publishing it fails with a clear error.
   int busy = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
@@ -102,25 +111,40 @@ TEST_CASE("net service: binds before the session, says what is in use, leaves no
   int sv[2];
   REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0);
   ServiceConfig cfg;
-  cfg.socket_path = (dir / "proxy.sock").string();
   cfg.publish = {port};
   cfg.control_fd = sv[0];
   auto r = Service::start(cfg);
   REQUIRE(std::holds_alternative<std::string>(r));
   CHECK(std::get<std::string>(r) == "cannot publish port " + std::to_string(port) + ": 127.0.0.1:" +
                                         std::to_string(port) + ": address already in use");
-  CHECK_FALSE(std::filesystem::exists(cfg.socket_path));
   ::close(busy);
+
+  ServiceConfig none;
+  auto no_channel = Service::start(none);
+  REQUIRE(std::holds_alternative<std::string>(no_channel));
+  CHECK(std::get<std::string>(no_channel) == "no control channel for the relay");
 
   cfg.publish = {};
   auto ok = Service::start(cfg);
   REQUIRE(std::holds_alternative<std::unique_ptr<Service>>(ok));
-  CHECK(std::filesystem::exists(cfg.socket_path));
   auto& svc = std::get<std::unique_ptr<Service>>(ok);
+  // The relay's request is answered with a connection to the proxy, which refuses (no rules).
+  REQUIRE(send_message(sv[1], ChannelKind::Request, 1) == 0);
+  pollfd p{sv[1], POLLIN, 0};
+  REQUIRE(::poll(&p, 1, 5000) == 1);
+  Received a = receive_message(sv[1], true);
+  REQUIRE(a.err == 0);
+  CHECK(a.value == 1);
+  REQUIRE(a.fd);
+  const std::string req = "CONNECT example.com:443 HTTP/1.1\r\n\r\n";
+  REQUIRE(::write(a.fd.get(), req.data(), req.size()) == ssize_t(req.size()));
+  pollfd q{a.fd.get(), POLLIN, 0};
+  REQUIRE(::poll(&q, 1, 5000) == 1);
+  char buf[64];
+  ssize_t n = ::read(a.fd.get(), buf, sizeof buf);
+  CHECK(std::string(buf, size_t(std::max<ssize_t>(0, n))).starts_with("HTTP/1.1 403 "));
   svc->stop();
-  CHECK_FALSE(std::filesystem::exists(cfg.socket_path));
-  CHECK(svc->summary_line().empty());
+  CHECK(svc->summary_line() == "blaude: refused 1 connection: example.com:443; allow with --allow-domain");
   ::close(sv[0]);
   ::close(sv[1]);
-  std::filesystem::remove_all(dir);
 }

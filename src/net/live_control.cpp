@@ -1,0 +1,207 @@
+#include "net/live_control.hpp"
+
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "net/live.hpp"
+#include "net/pattern.hpp"
+#include "net/proxy.hpp"
+
+namespace blaude::net {
+
+namespace {
+
+constexpr size_t kMaxLine = 4096;
+constexpr size_t kMaxBacklog = 1 << 20;  // a `log` client this far behind is dropped
+
+// The same user, and not inside a sandbox: a process in a user namespace other than blaude's
+// (every bwrap sandbox has its own) is refused even with the same uid.
+bool trusted_peer(int fd, std::string& who) {
+  ucred cr{};
+  socklen_t len = sizeof cr;
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0) {
+    who = std::string("no peer credentials: ") + std::strerror(errno);
+    return false;
+  }
+  who = "pid " + std::to_string(cr.pid) + " uid " + std::to_string(cr.uid);
+  if (cr.uid != ::getuid()) return false;
+  struct stat mine{}, theirs{};
+  const std::string ns = "/proc/" + std::to_string(cr.pid) + "/ns/user";
+  if (::stat("/proc/self/ns/user", &mine) != 0 || ::stat(ns.c_str(), &theirs) != 0) {
+    who += " (its user namespace is unknown)";
+    return false;
+  }
+  if (mine.st_ino != theirs.st_ino || mine.st_dev != theirs.st_dev) {
+    who += " (in another user namespace: a sandbox)";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+struct LiveControl::Client {
+  LiveControl* self;
+  uv_pipe_t pipe{};
+  std::string in;
+  bool log = false, closing = false;
+  std::list<std::unique_ptr<Client>>::iterator pos;
+};
+
+LiveControl::LiveControl(uv_loop_t* loop, Proxy* proxy) : loop_(loop), proxy_(proxy) {}
+
+LiveControl::~LiveControl() = default;
+
+int LiveControl::listen(const std::string& path) {
+  path_ = path;
+  int rc = uv_pipe_init(loop_, &listener_, 0);
+  if (rc != 0) return rc;
+  listener_.data = this;
+  listener_open_ = true;
+  ::unlink(path.c_str());  // a session that is gone left it (its pid is ours now, so it is gone)
+  rc = uv_pipe_bind(&listener_, path.c_str());
+  if (rc == 0 && ::chmod(path.c_str(), 0600) != 0) rc = uv_translate_sys_error(errno);
+  if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), 16, on_connection);
+  if (rc == 0) listening_ = true;
+  return rc;
+}
+
+void LiveControl::on_connection(uv_stream_t* server, int status) {
+  auto* self = static_cast<LiveControl*>(server->data);
+  if (status != 0 || self->closing_) return;
+  self->clients_.push_back(std::make_unique<Client>());
+  Client* c = self->clients_.back().get();
+  c->self = self;
+  c->pos = std::prev(self->clients_.end());
+  uv_pipe_init(self->loop_, &c->pipe, 0);
+  c->pipe.data = c;
+  if (uv_accept(server, reinterpret_cast<uv_stream_t*>(&c->pipe)) != 0) return self->drop(c);
+  uv_os_fd_t fd = -1;
+  uv_fileno(reinterpret_cast<uv_handle_t*>(&c->pipe), &fd);
+  std::string who;
+  if (!trusted_peer(fd, who)) {
+    spdlog::warn("net: control socket: refused a client: {}", who);
+    return self->drop(c);
+  }
+  uv_read_start(
+      reinterpret_cast<uv_stream_t*>(&c->pipe),
+      [](uv_handle_t*, size_t, uv_buf_t* buf) {
+        static char tmp[kMaxLine];
+        *buf = uv_buf_init(tmp, sizeof tmp);
+      },
+      [](uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
+        auto* c = static_cast<Client*>(s->data);
+        if (n < 0) return c->self->drop(c);
+        if (c->log) return;  // a `log` client only listens
+        c->in.append(buf->base, size_t(n));
+        size_t nl = c->in.find('\n');
+        if (nl == std::string::npos) {
+          if (c->in.size() > kMaxLine) c->self->send(c, "error: request too long\n", true);
+          return;
+        }
+        std::string line = c->in.substr(0, nl);
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        c->in.clear();
+        c->self->handle(c, line);
+      });
+}
+
+void LiveControl::handle(Client* c, const std::string& line) {
+  auto req = parse_live_request(line);
+  if (auto* e = std::get_if<std::string>(&req)) return send(c, "error: " + *e + "\n", true);
+  const LiveRequest& r = std::get<LiveRequest>(req);
+  if (r.kind == LiveRequest::Kind::Log) {
+    c->log = true;
+    spdlog::info("net: control socket: a client follows the refusals");
+    return send(c, "ok: refusals of blaude session " + std::to_string(::getpid()) + " follow\n", false);
+  }
+  auto p = parse_pattern(r.pattern);
+  if (auto* e = std::get_if<PatternError>(&p)) return send(c, "error: invalid pattern \"" + r.pattern + "\": " + e->what + "\n", true);
+  const std::string text = std::get<Pattern>(p).text();
+  bool added = proxy_->allow(Rule{std::get<Pattern>(std::move(p)), Origin::Live, "blaude net allow"});
+  send(c, std::string(added ? "ok: allowed " : "ok: already allowed ") + text + " for blaude session " +
+              std::to_string(::getpid()) + "\n",
+       true);
+}
+
+void LiveControl::send(Client* c, std::string text, bool then_close) {
+  if (c->closing) return;
+  struct Req {
+    uv_write_t w{};
+    std::string text;
+    Client* c;
+    bool close;
+  };
+  auto* req = new Req{{}, std::move(text), c, then_close};
+  req->w.data = req;
+  uv_buf_t b = uv_buf_init(req->text.data(), unsigned(req->text.size()));
+  int rc = uv_write(&req->w, reinterpret_cast<uv_stream_t*>(&c->pipe), &b, 1, [](uv_write_t* w, int status) {
+    auto* r = static_cast<Req*>(w->data);
+    Client* c = r->c;
+    bool close = r->close || status != 0;
+    delete r;
+    if (close && status != UV_ECANCELED) c->self->drop(c);
+  });
+  if (rc != 0) {
+    delete req;
+    drop(c);
+  }
+}
+
+void LiveControl::refused(const std::string& line) {
+  for (auto& c : clients_) {
+    if (!c->log || c->closing) continue;
+    if (uv_stream_get_write_queue_size(reinterpret_cast<uv_stream_t*>(&c->pipe)) > kMaxBacklog) {
+      spdlog::info("net: control socket: a log client is too far behind; dropped");
+      drop(c.get());
+      continue;
+    }
+    send(c.get(), line + "\n", false);
+  }
+}
+
+size_t LiveControl::log_clients() const {
+  size_t n = 0;
+  for (const auto& c : clients_) n += c->log && !c->closing;
+  return n;
+}
+
+void LiveControl::drop(Client* c) {
+  if (c->closing) return;
+  c->closing = true;
+  uv_close(reinterpret_cast<uv_handle_t*>(&c->pipe), [](uv_handle_t* h) {
+    auto* c = static_cast<Client*>(h->data);
+    LiveControl* self = c->self;
+    self->clients_.erase(c->pos);
+    self->maybe_closed();
+  });
+}
+
+void LiveControl::close(std::function<void()> done) {
+  closing_ = true;
+  closed_ = std::move(done);
+  if (listening_ || listener_open_) ::unlink(path_.c_str());
+  if (listener_open_ && !uv_is_closing(reinterpret_cast<uv_handle_t*>(&listener_))) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&listener_), [](uv_handle_t* h) {
+      auto* self = static_cast<LiveControl*>(h->data);
+      self->listener_open_ = false;
+      self->maybe_closed();
+    });
+  }
+  for (auto& c : clients_) drop(c.get());
+  maybe_closed();
+}
+
+void LiveControl::maybe_closed() {
+  if (!closing_ || listener_open_ || !clients_.empty() || !closed_) return;
+  auto d = std::move(closed_);
+  closed_ = nullptr;
+  d();
+}
+
+}  // namespace blaude::net

@@ -1,0 +1,70 @@
+// `blaude net log` / `blaude net allow`, the pure half: where sessions listen, which session a
+// command means, what a request line asks; and the command line that selects them.
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "cli/parse.hpp"
+#include "net/live.hpp"
+
+using namespace blaude;
+using namespace blaude::net;
+
+TEST_CASE("net live: the control sockets' directory is only under /run", "[net]") {
+  std::string why;
+  CHECK(live_dir("/run/user/1000", why) == "/run/user/1000/blaude");
+  CHECK(live_dir("/run/user/1000/", why) == "/run/user/1000/blaude");
+  CHECK(live_dir("", why).empty());
+  CHECK(why == "$XDG_RUNTIME_DIR is not set");
+  // Anywhere else a sandbox may see it (the default mode shares /tmp, $HOME is partly visible).
+  CHECK(live_dir("/tmp/runtime-u", why).empty());
+  CHECK(why.find("is not under /run") != std::string::npos);
+  CHECK(live_dir("/run/../tmp/x", why).empty());
+  CHECK(live_dir("relative", why).empty());
+}
+
+TEST_CASE("net live: socket names and the session a command means", "[net]") {
+  CHECK(live_socket_name(4242) == "net-4242.sock");
+  CHECK(live_socket_pid("net-4242.sock") == 4242);
+  CHECK(live_socket_pid("net-.sock") == -1);
+  CHECK(live_socket_pid("net-0042.sock") == -1);
+  CHECK(live_socket_pid("net-12a.sock") == -1);
+  CHECK(live_socket_pid("other") == -1);
+  CHECK(std::get<long>(pick_session({77}, 0)) == 77);
+  CHECK(std::get<long>(pick_session({77, 12}, 12)) == 12);
+  CHECK(std::get<std::string>(pick_session({}, 0)) == "no blaude session in proxy mode is running");
+  CHECK(std::get<std::string>(pick_session({77, 12}, 0)) ==
+        "2 blaude sessions in proxy mode are running (pids 12, 77); say which with --session PID");
+  CHECK(std::get<std::string>(pick_session({77}, 5)) == "no blaude session in proxy mode has pid 5");
+}
+
+TEST_CASE("net live: request lines", "[net]") {
+  CHECK(std::get<LiveRequest>(parse_live_request("log")).kind == LiveRequest::Kind::Log);
+  auto a = std::get<LiveRequest>(parse_live_request("allow example.com:443"));
+  CHECK(a.kind == LiveRequest::Kind::Allow);
+  CHECK(a.pattern == "example.com:443");
+  CHECK(std::get<std::string>(parse_live_request("allow a b")) == "one pattern per request: a b");
+  CHECK(std::get<std::string>(parse_live_request("allow ")) == "unknown request: allow ");
+  CHECK(std::get<std::string>(parse_live_request("deny x")) == "unknown request: deny x");
+}
+
+TEST_CASE("cli: blaude net log and net allow", "[net][cli]") {
+  auto o = std::get<cli::Options>(cli::parse({"net", "allow", "Example.COM:443", "--session", "4242"}));
+  CHECK(o.action == cli::Action::Net);
+  CHECK(o.net_command == "allow");
+  CHECK(o.net_pattern == "example.com:443");
+  CHECK(o.net_session == 4242);
+  auto l = std::get<cli::Options>(cli::parse({"net", "log"}));
+  CHECK(l.net_command == "log");
+  CHECK(l.net_session == 0);
+  auto err = [](std::vector<std::string> a) { return std::get<cli::UsageError>(cli::parse(a)).message; };
+  CHECK(err({"net"}) == "net: say log or allow");
+  CHECK(err({"net", "allow"}) == "net allow needs a PATTERN");
+  CHECK(err({"net", "deny", "x"}) == "net: unknown command 'deny' (log or allow)");
+  CHECK(err({"net", "log", "--session", "0x1"}) == "--session: not a pid: '0x1'");
+  CHECK(err({"net", "log", "extra"}) == "net log: unexpected argument 'extra'");
+  CHECK(err({"net", "allow", "a.example", "b.example"}) == "net allow: unexpected argument 'b.example'");
+  CHECK(err({"net", "allow", "http://x"}).starts_with("net allow: invalid pattern \"http://x\": "));
+  // After `--` it is claude's prompt, as with doctor.
+  CHECK(std::get<cli::Options>(cli::parse({"--", "net", "log"})).action == cli::Action::Run);
+}
