@@ -233,6 +233,16 @@ Osc52 osc52_of(const Token& t) {
   return c;
 }
 
+Firewall::Firewall(ClipboardMode mode, LexerLimits lim) : lexer_(lim), mode_(mode) {
+  // The plain CSIs the table passes whatever their parameters: every final but `t` (window
+  // operations and reports) and `i` (media copy). Those with intermediates (DECRQCRA's `* y`)
+  // and malformed ones still come as tokens.
+  std::string finals;
+  for (int f = 0x40; f <= 0x7e; ++f)
+    if (f != 't' && f != 'i') finals.push_back(static_cast<char>(f));
+  lexer_.set_plain_csi(finals);
+}
+
 void Firewall::drop(const Token& t, const char* rule) {
   ++dropped_total_;
   auto c = std::find_if(counts_.begin(), counts_.end(), [rule](const auto& p) { return p.first == rule; });

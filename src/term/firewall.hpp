@@ -52,8 +52,7 @@ enum class ClipboardMode : uint8_t { Intercept, PassWrites };
 // go to `clips` (and to `out` too when the mode passes them: writes in PassWrites mode).
 class Firewall {
 public:
-  explicit Firewall(ClipboardMode mode = ClipboardMode::PassWrites, LexerLimits lim = {})
-      : lexer_(lim), mode_(mode) {}
+  explicit Firewall(ClipboardMode mode = ClipboardMode::PassWrites, LexerLimits lim = {});
 
   void feed(std::string_view in, uint64_t now_ms, std::string& out, std::vector<Osc52>& clips);
   // The zero-copy path: judges all of `in` and returns how many leading bytes go out as they

@@ -1,7 +1,12 @@
 #include "term/lexer.hpp"
 
+#include "term/skim.hpp"
+
 #include <algorithm>
 #include <cstring>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace blaude::term {
 
@@ -26,14 +31,30 @@ typedef unsigned char v16 __attribute__((vector_size(16)));
   return v;
 }
 
+[[gnu::always_inline]] inline bool any_lane(v16 m) {
+#ifdef __SSE2__
+  return _mm_movemask_epi8(reinterpret_cast<__m128i>(m)) != 0;
+#else
+  uint64_t lo, hi;
+  std::memcpy(&lo, &m, 8);
+  std::memcpy(&hi, reinterpret_cast<const char*>(&m) + 8, 8);
+  return (lo | hi) != 0;
+#endif
+}
+
 // The lowest set lane of a compare mask, or 16.
 [[gnu::always_inline]] inline unsigned first_lane(v16 m) {
+#ifdef __SSE2__
+  const unsigned bits = static_cast<unsigned>(_mm_movemask_epi8(reinterpret_cast<__m128i>(m)));
+  return bits ? static_cast<unsigned>(__builtin_ctz(bits)) : 16;
+#else
   uint64_t lo, hi;
   std::memcpy(&lo, &m, 8);
   std::memcpy(&hi, reinterpret_cast<const char*>(&m) + 8, 8);
   if (lo) return static_cast<unsigned>(__builtin_ctzll(lo)) >> 3;
   if (hi) return 8 + (static_cast<unsigned>(__builtin_ctzll(hi)) >> 3);
   return 16;
+#endif
 }
 
 // Lanes of p[0..16) holding a byte 0x80-0x9F that no UTF-8 lead before it continues (the rule
@@ -65,14 +86,19 @@ size_t next_stop(const unsigned char* before, std::string_view in, size_t i, uns
     if (scalar_stop(i)) return i;
   while (i + 16 <= n) {
     const v16 a = load(s + i);
-    v16 m = (a == ESC) | (a == extra);
+    // One test per 16 bytes for the common case (text, a string's payload): nothing here can
+    // stop the scan. The exact mask only where something might.
+    v16 m = (a == ESC) | (a == extra) | ((a & 0xe0) == 0x80);
     if (kCancel) m |= (a == CAN) | (a == SUB);
     if (kGround) m |= (a & 0xfe) == SO;
-    const v16 hi = (a & 0xe0) == 0x80;
-    uint64_t lo_w, hi_w;
-    std::memcpy(&lo_w, &hi, 8);
-    std::memcpy(&hi_w, reinterpret_cast<const char*>(&hi) + 8, 8);
-    if (lo_w | hi_w) m |= c1_lanes(s + i, a);
+    if (!any_lane(m)) {
+      i += 16;
+      continue;
+    }
+    m = (a == ESC) | (a == extra);
+    if (kCancel) m |= (a == CAN) | (a == SUB);
+    if (kGround) m |= (a & 0xfe) == SO;
+    m |= c1_lanes(s + i, a);
     const unsigned k = first_lane(m);
     if (k < 16) return i + k;
     i += 16;
@@ -83,6 +109,20 @@ size_t next_stop(const unsigned char* before, std::string_view in, size_t i, uns
 }
 
 }  // namespace
+
+void Lexer::set_plain_csi(std::string_view finals) {
+  plain_[0] = plain_[1] = 0;
+  for (char c : finals) {
+    const unsigned f = static_cast<unsigned char>(c);
+    if (f >= 0x40 && f <= 0x7e) plain_[(f - 0x40) >> 6] |= uint64_t{1} << ((f - 0x40) & 63);
+  }
+  plain_any_ = plain_[0] | plain_[1];
+  // The windows of term/skim.hpp take CSIs of the finals outside h-u, and m: usable when all of
+  // those are plain here.
+  skim_ok_ = lim_.max_control >= Window::kSize;  // a window holds CSIs up to its size
+  for (unsigned f = 0x40; f <= 0x7e; ++f)
+    if ((f < 'h' || f > 'u' || f == 'm') && !(plain_[(f - 0x40) >> 6] >> ((f - 0x40) & 63) & 1)) skim_ok_ = false;
+}
 
 bool Lexer::continues(const unsigned char* before, std::string_view in, size_t i) {
   auto at = [&](size_t k) -> unsigned {  // the byte k before in[i]
@@ -232,8 +272,93 @@ void Lexer::control(std::string_view in, size_t j, bool c1, std::vector<Token>& 
   out.push_back(t);
 }
 
+// The first ENQ or byte 0x80-0x9F in [p, p + n), or n: the windows of term/skim.hpp take them
+// as text; the exact scan decides them.
+static size_t first_enq_or_high(const unsigned char* s, size_t n) {
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const v16 a = load(s + i);
+    const v16 m = (a == ENQ) | ((a & 0xe0) == 0x80);
+    if (any_lane(m)) return i + first_lane(m);
+  }
+  for (; i < n; ++i)
+    if (s[i] == ENQ || c1_range(s[i])) return i;
+  return n;
+}
+
+// Windows of term/skim.hpp from in[j] (an ESC in the ground state): text, plain CSIs, STs and
+// whole OSCs, 64 bytes at a time. Text and CSIs join the text run that began at `text`; each
+// OSC is a token of its own (the consumer judges it). Returns where the windows' work ends
+// (j itself when they took nothing).
+size_t Lexer::skim(std::string_view in, size_t j, size_t& text, std::vector<Token>& out) {
+  const auto* s = reinterpret_cast<const unsigned char*>(in.data());
+  const size_t n = in.size();
+  Found found[32];
+  const Skimmed r = skim_run(in.data() + j, in.data() + n, found, 32);
+  const size_t limit = j + first_enq_or_high(s + j, r.taken);
+  for (size_t f = 0; f < r.found; ++f) {
+    const Found& w = found[f];
+    const size_t base = static_cast<size_t>(w.base - in.data());
+    for (uint64_t osc = w.osc; osc; osc &= osc - 1) {
+      const unsigned e = static_cast<unsigned>(__builtin_ctzll(osc));
+      const uint64_t ends = (w.osc_end >> e) & ~uint64_t{1};
+      const size_t at = base + e;
+      if (at >= limit) return limit;
+      if (!ends) return at;
+      const size_t t = at + static_cast<unsigned>(__builtin_ctzll(ends));
+      size_t stop;
+      End how;
+      if (s[t] == BEL) {
+        stop = t + 1, how = End::Bel;
+      } else if (t + 1 < n && s[t + 1] == '\\') {
+        stop = t + 2, how = End::St;
+      } else {
+        return at;  // broken by the ESC: the state machine says so
+      }
+      if (stop > limit) return at;
+      if (at > text) {
+        Token tx;
+        tx.bytes = in.substr(text, at - text);
+        tx.length = at - text;
+        out.push_back(tx);
+      }
+      Token o;
+      o.kind = Tok::Osc;
+      o.end = how;
+      o.bytes = in.substr(at, stop - at);
+      o.length = stop - at;
+      if (o.length > lim_.max_string) return at;
+      out.push_back(o);
+      text = stop;
+    }
+  }
+  return std::max(limit, text);
+}
+
 size_t Lexer::ground(std::string_view in, size_t i, std::vector<Token>& out) {
-  const size_t j = next_stop<false>(before_, in, i, ENQ);
+  const auto* s = reinterpret_cast<const unsigned char*>(in.data());
+  const size_t n = in.size();
+  size_t j = next_stop<false>(before_, in, i, ENQ);
+  // Whole plain CSIs inside the slice, of finals the consumer needs no token for: part of the
+  // text run (a TUI writes one every ten bytes; a token each would cost more than the rest of
+  // the work on them). Dense runs of them, STs, OSCs and text go 64 bytes at a time through the
+  // terminal state tracker's classifier (term/skim.hpp); what it does not take, one at a time.
+  while (plain_any_ && j + 2 < n && s[j] == ESC) {
+    if (skim_ok_ && (s[j + 1] == '[' || s[j + 1] == '\\' || s[j + 1] == ']')) {
+      const size_t k = skim(in, j, i, out);
+      if (k > j) {
+        j = k < n ? next_stop<false>(before_, in, k, ENQ) : n;
+        continue;
+      }
+    }
+    if (s[j + 1] != '[') break;
+    size_t k = j + 2;
+    if (s[k] >= '<' && s[k] <= '?') ++k;
+    while (k < n && s[k] >= '0' && s[k] <= ';') ++k;
+    if (k >= n || s[k] < 0x40 || s[k] > 0x7e || !(plain_[(s[k] - 0x40) >> 6] >> ((s[k] - 0x40) & 63) & 1)) break;
+    if (k + 1 - j > lim_.max_control) break;  // over-long: the state machine drops it
+    j = next_stop<false>(before_, in, k + 1, ENQ);
+  }
   if (j > i) {
     Token t;
     t.bytes = in.substr(i, j - i);

@@ -40,7 +40,8 @@ namespace blaude::term {
 
 enum class Tok : uint8_t {
   Text,     // text: printable bytes (ASCII, UTF-8, and bytes 0xA0-0xFF that are no valid UTF-8)
-            // and the C0 controls that change nothing a consumer keeps (CR, LF, BEL, ...)
+            // and the C0 controls that change nothing a consumer keeps (CR, LF, BEL, ...); and
+            // the plain CSIs the consumer asked not to get as tokens (set_plain_csi)
   Control,  // one control a consumer may act on: ENQ, SO, SI, a lone C1 control, or a C0
             // control met inside a CSI or ESC sequence
   Esc,      // ESC [intermediates] final, and a lone ST
@@ -117,6 +118,10 @@ public:
   void finish(std::vector<Token>& out);
   // Nothing held.
   bool idle() const { return st_ == St::Ground; }
+  // The finals of plain CSIs (`ESC [`, an optional marker < = > ? first, digits, ':' and ';',
+  // no intermediate) the consumer needs no token for: such a CSI, whole inside one slice, is
+  // returned as part of the text around it. None by default.
+  void set_plain_csi(std::string_view finals);
 
   // Whether the byte 0x80-0xBF at in[i] is a UTF-8 continuation, by the greedy rule above;
   // `before` are the three bytes that preceded `in` (oldest first).
@@ -127,6 +132,7 @@ private:
 
   // Each takes the byte(s) at i and returns where to go on (i itself: read it again).
   size_t ground(std::string_view in, size_t i, std::vector<Token>& out);
+  size_t skim(std::string_view in, size_t j, size_t& text, std::vector<Token>& out);
   size_t step_esc(std::string_view in, size_t i, std::vector<Token>& out);
   size_t step_csi(std::string_view in, size_t i, std::vector<Token>& out);
   size_t step_str(std::string_view in, size_t i, std::vector<Token>& out);
@@ -156,6 +162,9 @@ private:
   std::deque<std::string> done_;  // such sequences finished in this call: their tokens' bytes
   uint64_t since_ = 0, now_ = 0;
   unsigned char before_[3] = {0, 0, 0};  // the last three bytes fed before this slice
+  uint64_t plain_[2] = {0, 0};  // set_plain_csi(): bit f - 0x40
+  bool plain_any_ = false;
+  bool skim_ok_ = false;  // the windows of term/skim.hpp take only plain CSIs
 };
 
 }  // namespace blaude::term

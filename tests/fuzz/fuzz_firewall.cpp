@@ -24,8 +24,8 @@ void require(bool ok) {
 
 LexerLimits limits() {
   LexerLimits l;
-  l.max_control = 40;  // small, so that the over-long path is reached often
-  l.max_string = 200;
+  l.max_control = 64;  // small, so that the over-long path is reached often (and no smaller
+  l.max_string = 200;  // than a window of term/skim.hpp, which the fast path then uses)
   return l;
 }
 
