@@ -241,6 +241,8 @@ Firewall::Firewall(ClipboardMode mode, LexerLimits lim) : lexer_(lim), mode_(mod
   for (int f = 0x40; f <= 0x7e; ++f)
     if (f != 't' && f != 'i') finals.push_back(static_cast<char>(f));
   lexer_.set_plain_csi(finals);
+  // Titles and http(s) links (a TUI's OSCs) pass as they are: no token for them.
+  lexer_.set_plain_osc([](std::string_view body) { return judge_osc(body).verdict == Verdict::Pass; });
 }
 
 void Firewall::drop(const Token& t, const char* rule) {

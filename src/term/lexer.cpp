@@ -316,6 +316,9 @@ size_t Lexer::skim(std::string_view in, size_t j, size_t& text, std::vector<Toke
         return at;  // broken by the ESC: the state machine says so
       }
       if (stop > limit) return at;
+      if (stop - at <= lim_.max_string && plain_osc_ &&
+          plain_osc_(in.substr(at + 2, t - at - 2)))
+        continue;  // the consumer needs no token for it: part of the text run
       if (at > text) {
         Token tx;
         tx.bytes = in.substr(text, at - text);

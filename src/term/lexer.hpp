@@ -122,6 +122,10 @@ public:
   // no intermediate) the consumer needs no token for: such a CSI, whole inside one slice, is
   // returned as part of the text around it. None by default.
   void set_plain_csi(std::string_view finals);
+  // The same for 7-bit OSCs ended by BEL or ST whose payload (between `ESC ]` and the
+  // terminator) `plain` says the consumer needs no token for. Only on the fast path: an OSC
+  // found otherwise is still a token.
+  void set_plain_osc(bool (*plain)(std::string_view body)) { plain_osc_ = plain; }
 
   // Whether the byte 0x80-0xBF at in[i] is a UTF-8 continuation, by the greedy rule above;
   // `before` are the three bytes that preceded `in` (oldest first).
@@ -165,6 +169,7 @@ private:
   uint64_t plain_[2] = {0, 0};  // set_plain_csi(): bit f - 0x40
   bool plain_any_ = false;
   bool skim_ok_ = false;  // the windows of term/skim.hpp take only plain CSIs
+  bool (*plain_osc_)(std::string_view) = nullptr;
 };
 
 }  // namespace blaude::term
