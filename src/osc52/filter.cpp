@@ -20,7 +20,7 @@ const char* wrap_name(Wrap w) {
   return "";
 }
 
-term::LexerLimits lexer_limits(const ScannerLimits& l) {
+term::LexerLimits lexer_limits(const ClipboardLimits& l) {
   term::LexerLimits r;
   // An OSC 52 a little over the payload cap still reaches the clipboard code (which says it is
   // oversized); far over it, the lexer drops it as over-long.
@@ -31,7 +31,7 @@ term::LexerLimits lexer_limits(const ScannerLimits& l) {
 
 class TerminalFilter : public pty::OutputFilter {
 public:
-  TerminalFilter(std::unique_ptr<Sink> sink, ScannerLimits limits,
+  TerminalFilter(std::unique_ptr<Sink> sink, ClipboardLimits limits,
                  std::shared_ptr<std::atomic<uint64_t>> dropped)
       : lim_(limits),
         fw_(limits.mode == Mode::PassWrites ? term::ClipboardMode::PassWrites : term::ClipboardMode::Intercept,
@@ -141,7 +141,7 @@ private:
   unsigned logged_ = 0;
   uint64_t copied_ = 0, refused_ = 0, passed_ = 0, reads_ = 0;
   uint64_t logged_total_ = 0;
-  ScannerLimits lim_;
+  ClipboardLimits lim_;
   term::Firewall fw_;
   std::unique_ptr<Sink> sink_;
   std::vector<term::Osc52> clips_;
@@ -159,7 +159,7 @@ std::string without_c0(std::string_view s) {
 
 }  // namespace
 
-Sequence sequence_of(const term::Osc52& c, const ScannerLimits& limits) {
+Sequence sequence_of(const term::Osc52& c, const ClipboardLimits& limits) {
   Sequence s;
   s.wrap = c.tmux ? Wrap::Tmux : Wrap::None;
   s.read_request = c.read_request;
@@ -205,7 +205,7 @@ Config configure(const HostEnv& host, bool no_clipboard) {
 
 std::unique_ptr<pty::OutputFilter> make_filter(uv_loop_t* loop, const Config& cfg) {
   if (cfg.backend.tool == Tool::None) {
-    ScannerLimits lim = cfg.limits;
+    ClipboardLimits lim = cfg.limits;
     lim.mode = Mode::PassWrites;
     return make_filter(nullptr, lim, cfg.dropped);
   }
@@ -213,7 +213,7 @@ std::unique_ptr<pty::OutputFilter> make_filter(uv_loop_t* loop, const Config& cf
                      cfg.dropped);
 }
 
-std::unique_ptr<pty::OutputFilter> make_filter(std::unique_ptr<Sink> sink, ScannerLimits limits,
+std::unique_ptr<pty::OutputFilter> make_filter(std::unique_ptr<Sink> sink, ClipboardLimits limits,
                                                std::shared_ptr<std::atomic<uint64_t>> dropped) {
   if (!sink) limits.mode = Mode::PassWrites;
   return std::make_unique<TerminalFilter>(std::move(sink), limits, std::move(dropped));

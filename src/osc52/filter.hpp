@@ -26,14 +26,14 @@ namespace blaude::osc52 {
 
 struct Config {
   Backend backend;        // Tool::None: pass-writes mode (limits.mode says so too)
-  ScannerLimits limits;
+  ClipboardLimits limits;
   uint64_t helper_timeout_ms = 3000;
   // How many sequences the firewall dropped, for the line --debug prints at exit.
   std::shared_ptr<std::atomic<uint64_t>> dropped = std::make_shared<std::atomic<uint64_t>>(0);
 };
 
 // What the clipboard code makes of an OSC 52 the firewall handed over (pure).
-Sequence sequence_of(const term::Osc52& c, const ScannerLimits& limits);
+Sequence sequence_of(const term::Osc52& c, const ClipboardLimits& limits);
 
 // Pure: the configuration for these host facts: intercept into the chosen tool, or pass writes
 // (disabled, or no usable tool).
@@ -45,7 +45,7 @@ Config configure(const HostEnv& host, bool no_clipboard);
 std::unique_ptr<pty::OutputFilter> make_filter(uv_loop_t* loop, const Config& cfg);
 // The same filter over any sink (tests, benchmarks); no sink for pass-writes mode.
 std::unique_ptr<pty::OutputFilter> make_filter(
-    std::unique_ptr<Sink> sink, ScannerLimits limits,
+    std::unique_ptr<Sink> sink, ClipboardLimits limits,
     std::shared_ptr<std::atomic<uint64_t>> dropped = nullptr);
 
 }  // namespace blaude::osc52

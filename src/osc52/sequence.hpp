@@ -32,7 +32,7 @@ struct Sequence {
 
 enum class Mode : uint8_t { Intercept, PassWrites };
 
-struct ScannerLimits {
+struct ClipboardLimits {
   size_t max_payload = 1024 * 1024;  // encoded bytes, as tmux's input-buffer-size
   size_t max_selection = 16;         // Pc is a handful of letters; more is not copied
   uint64_t max_sequence_ms = 5000;   // a sequence left open this long is dropped

@@ -50,8 +50,8 @@ bool same(const std::vector<Sequence>& a, const std::vector<Sequence>& b) {
   return true;
 }
 
-ScannerLimits limits() {
-  ScannerLimits l;
+ClipboardLimits limits() {
+  ClipboardLimits l;
   l.max_payload = 64;  // small, so the discard path is reached often
   return l;
 }
@@ -77,7 +77,7 @@ struct Run {
 };
 
 Run scan(std::string_view in, size_t cut, Mode mode, uint64_t step_ms = 0) {
-  ScannerLimits l = limits();
+  ClipboardLimits l = limits();
   l.mode = mode;
   blaude::term::Firewall f(mode == Mode::PassWrites ? blaude::term::ClipboardMode::PassWrites
                                                     : blaude::term::ClipboardMode::Intercept);

@@ -31,7 +31,7 @@ struct Result {
   std::vector<Ev> events;
 };
 
-Result run(const std::vector<std::string>& parts, ScannerLimits lim = {}) {
+Result run(const std::vector<std::string>& parts, ClipboardLimits lim = {}) {
   term::Firewall fw(lim.mode == Mode::PassWrites ? term::ClipboardMode::PassWrites
                                                  : term::ClipboardMode::Intercept);
   Result r;
@@ -46,7 +46,7 @@ Result run(const std::vector<std::string>& parts, ScannerLimits lim = {}) {
   return r;
 }
 
-void check_all_splits(const std::string& in, const Result& want, ScannerLimits lim = {}) {
+void check_all_splits(const std::string& in, const Result& want, ClipboardLimits lim = {}) {
   Result whole = run({in}, lim);
   CHECK(whole.out == want.out);
   CHECK(whole.events == want.events);
@@ -80,7 +80,7 @@ struct Copies : Sink {
 }  // namespace
 
 TEST_CASE("osc52 filter: table of inputs at every split point", "[osc52]") {
-  ScannerLimits lim;
+  ClipboardLimits lim;
   lim.max_payload = 16;
   lim.max_selection = 4;
   const std::string b64 = "aGVsbG8=";  // "hello"
@@ -130,7 +130,7 @@ TEST_CASE("osc52 filter: table of inputs at every split point", "[osc52]") {
 }
 
 TEST_CASE("osc52 filter: pass-writes mode lets writes through and never a read", "[osc52]") {
-  ScannerLimits lim;
+  ClipboardLimits lim;
   lim.mode = Mode::PassWrites;
   const std::string w = "\x1b]52;c;aGk=\a";
   const std::string tw = "\x1bPtmux;\x1b\x1b]52;c;aGk=\a\x1b\\";
@@ -157,7 +157,7 @@ TEST_CASE("osc52 filter: a 2 MiB payload is discarded, not shown", "[osc52]") {
 TEST_CASE("osc52 filter: copies reach the sink, decoded", "[osc52]") {
   auto sink = std::make_unique<Copies>();
   Copies* got = sink.get();
-  auto f = make_filter(std::move(sink), ScannerLimits{});
+  auto f = make_filter(std::move(sink), ClipboardLimits{});
   std::string out;
   f->feed("x\x1b]52;c;aGVs", 0, out);
   f->feed("bG8=\a\x1bPtmux;\x1b\x1b]52;p;d29ybGQ=\a\x1b\\y\x1b]52;c;?\a", 1, out);
@@ -180,7 +180,7 @@ TEST_CASE("osc52 filter: output = input minus the OSC 52 sequences", "[osc52]") 
       "\x1bPtmux;\x1b\x1b]52;c;aGk=\a\x1b\\", "\x1b]52;c;" + std::string(300, 'A') + "\a",
   };
   std::mt19937 rng(12345);
-  ScannerLimits lim;
+  ClipboardLimits lim;
   lim.max_payload = 256;
   for (int round = 0; round < 300; ++round) {
     std::string in, want;
