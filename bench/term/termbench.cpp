@@ -1,13 +1,13 @@
-// In-process cost of the child→terminal stage, side by side: the OSC 52 scanner alone (its
-// zero-copy pass_through() and feed() on the rest, as the session runs it), the scanner with
-// the terminal state tracker watching all it shows (what blaude runs), the tracker alone, and a
-// memcpy of the same bytes. Streams are fed in 4095-byte reads, as a pty hands them out. Prints
+// In-process cost of the child→terminal stage, side by side: the terminal firewall alone (its
+// zero-copy pass() and feed() on the rest, as the session runs it; OSC 52 is judged there too),
+// the firewall with the terminal state tracker watching all it shows (what blaude runs), the
+// tracker alone, and a memcpy of the same bytes. Streams are fed in 4095-byte reads, as a pty hands them out. Prints
 // CPU ns per byte (best of the rounds) and GiB/s per stage and stream, and the tracker's share:
-// (scanner+tracker) / scanner.
+// (firewall+tracker) / firewall.
 //
 //   build/termbench [MiB per stream, default 256] [rounds, default 5] [STREAM [STAGE]]
 //
-// STREAM (plain, utf8, tui, osc) runs that stream alone; STAGE (scanner, both, tracker) runs that
+// STREAM (plain, utf8, tui, osc) runs that stream alone; STAGE (firewall, both, tracker) runs that
 // stage alone, once, with no table: the form for counting instructions under
 // `valgrind --tool=callgrind`, which is independent of the machine's load.
 #include <time.h>
@@ -20,18 +20,12 @@
 #include <string>
 #include <vector>
 
-#include "osc52/scanner.hpp"
+#include "term/firewall.hpp"
 #include "term/tracker.hpp"
 
 using namespace blaude;
 
 namespace {
-
-struct Watch : osc52::Observer {
-  term::Tracker t;
-  void observe(std::string_view b, uint64_t now) override { t.feed(b, now); }
-  bool mid_sequence() const override { return t.mid_sequence(); }
-};
 
 std::string make_stream(const char* kind, size_t bytes) {
   std::mt19937 rng(1);
@@ -118,23 +112,22 @@ int main(int argc, char** argv) {
     out.reserve(kRead * 2);
     volatile size_t sink = 0;
     auto scanner = [&](bool watch) {
-      osc52::ScannerLimits lim;
-      lim.mode = osc52::Mode::PassWrites;
-      osc52::Scanner s(lim);
-      Watch w;
-      if (watch) s.set_observer(&w);
-      std::vector<osc52::Sequence> ev;
-      // As the session drives the filter: pass_through() first (those bytes stay in the
-      // session's queue, nothing is copied), feed() only on the rest.
+      term::Firewall f(term::ClipboardMode::PassWrites);
+      term::Tracker t;
+      std::vector<term::Osc52> clips;
+      // As the session drives the filter: pass() first (those bytes stay in the session's
+      // queue, nothing is copied), feed() only on the rest.
       for (size_t i = 0; i < in.size(); i += kRead) {
         std::string_view read = std::string_view(in).substr(i, kRead);
-        size_t k = s.pass_through(read);
-        if (watch && k > 0) w.observe(read.substr(0, k), 0);
+        size_t k = f.pass(read, 0, clips);
+        if (watch && k > 0) t.feed(read.substr(0, k), 0);
         out.clear();
-        s.feed(read.substr(k), 0, out, ev);
+        if (k < read.size()) f.feed(read.substr(k), 0, out, clips);
+        if (watch && !out.empty()) t.feed(out, 0);
+        clips.clear();
         sink = sink + k + out.size();
       }
-      sink = sink + w.t.state().alt;
+      sink = sink + t.state().alt;
     };
     auto tracker = [&] {
       term::Tracker t;
@@ -142,7 +135,7 @@ int main(int argc, char** argv) {
       sink = sink + t.state().alt;
     };
     if (stage) {
-      if (!std::strcmp(stage, "scanner")) scanner(false);
+      if (!std::strcmp(stage, "firewall")) scanner(false);
       else if (!std::strcmp(stage, "both")) scanner(true);
       else if (!std::strcmp(stage, "tracker")) tracker();
       else return std::fprintf(stderr, "termbench: unknown stage %s\n", stage), 2;
@@ -163,8 +156,8 @@ int main(int argc, char** argv) {
       std::printf("%-6s %-18s %9.3f %9.2f\n", kind, stage, ns, 1.0 / ns / 1.073741824);
     };
     row("memcpy", copy);
-    row("scanner", scan);
-    row("scanner+tracker", both);
+    row("firewall", scan);
+    row("firewall+tracker", both);
     row("tracker", track);
     std::printf("%-6s %-18s %8.2fx  (+%.3f s per GiB)\n", kind, "tracker share", both / scan,
                 (both - scan) * 1.073741824);

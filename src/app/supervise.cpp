@@ -141,6 +141,11 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const
 
   spdlog::info("launching: {}", shell_quote(cmd.argv));
   int rc = pty::supervise(cmd, so);
+  // The terminal's again: with --debug, what the terminal firewall kept from it.
+  if (o.debug)
+    if (uint64_t n = clip.dropped->load(); n > 0)
+      std::fprintf(stderr, "blaude: the terminal firewall dropped %llu escape sequence(s) of the command's output (the log says which)\n",
+                   static_cast<unsigned long long>(n));
   // After the session, with the terminal the user's again: what the proxy refused, in one line.
   if (net)
     if (std::string line = net->finish(); !line.empty()) std::fprintf(stderr, "%s\n", line.c_str());

@@ -23,9 +23,6 @@ const char* outcome_text(Outcome o) {
     case Outcome::Complete: return "complete";
     case Outcome::Oversized: return "payload over the size cap, discarded";
     case Outcome::Malformed: return "malformed (no data field)";
-    case Outcome::Aborted: return "aborted by CAN, SUB or ESC";
-    case Outcome::TimedOut: return "unterminated, dropped after the timeout";
-    case Outcome::Unterminated: return "unterminated at the end of the output";
   }
   return "?";
 }

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "osc52/scanner.hpp"
+#include "osc52/sequence.hpp"
 
 namespace blaude::osc52 {
 

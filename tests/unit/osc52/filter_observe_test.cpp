@@ -39,7 +39,7 @@ void drive(pty::OutputFilter& f, Run& r, const std::vector<std::string>& reads) 
 }
 
 std::unique_ptr<pty::OutputFilter> filter(bool intercept) {
-  osc52::ScannerLimits lim;
+  osc52::ClipboardLimits lim;
   if (!intercept) return osc52::make_filter(nullptr, lim);
   return osc52::make_filter(std::make_unique<Dropped>(), lim);
 }
