@@ -5,8 +5,7 @@
 # close (the user's title popped, the reply fence's query), and nothing else; only the close when
 # the child changed nothing; the user's title pushed before the child's first byte; the
 # watchdog's fixed safe reset when blaude is SIGKILLed; and the OSC 52 read requests that never
-# reach a terminal, with no clipboard tool on the host. (The harness does not answer the fence's
-# query: each run waits out its bound.)
+# reach a terminal, with no clipboard tool on the host.
 . "$(dirname "$0")/lib.sh"
 PT="$BLAUDE_SRC/tests/integration/ptyterm.py"
 export XDG_STATE_HOME="$T_DIR/state"
