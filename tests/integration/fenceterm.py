@@ -30,7 +30,7 @@ import termios
 import time
 import tty
 
-LISTEN_S = 1.5
+LISTEN_S = float(os.environ.get("FENCETERM_LISTEN", "1.5"))
 
 
 def hexed(b):
