@@ -6,7 +6,7 @@
 # or blaude with BLAUDE_TERM_GUARD=off) in which the shell does read the answers, so a fence that
 # does nothing would be noticed. Then: a terminal that never answers costs the fence's bound and
 # no more; and in tmux (a terminal that answers at once) the shell reads nothing either, and the
-# user's title is back after blaude.
+# user's title is back after blaude and while it is stopped (the child's again after fg).
 . "$(dirname "$0")/lib.sh"
 FT="$BLAUDE_SRC/tests/integration/fenceterm.py"
 export XDG_STATE_HOME="$T_DIR/state"
@@ -98,5 +98,34 @@ tm_wait '^END-b$' 10 >/dev/null || fail "tmux blaude: did not end"
 # it in cooked mode as a terminal would, on the line before GOT.)
 check_eq "blaude in tmux: the shell reads nothing" "GOT[]" "$(tm_screen | grep -o 'GOT\[[0-9a-f]*\]' | tail -n1)"
 check_eq "blaude in tmux: the user's title is back" "USERTITLE" "$(title)"
+
+# 6. The title around a stop: the user's while blaude is stopped, the child's again after fg.
+cat >"$T_DIR/stopper.sh" <<'SH'
+#!/bin/sh
+printf '\033]2;CHILDTITLE\033\\'
+echo CHILD-RUNNING
+kill -STOP $$
+echo CHILD-BACK
+sleep 2
+SH
+chmod +x "$T_DIR/stopper.sh"
+tm_run "printf '\\033]2;USERTITLE\\033\\\\'; clear"
+wait_until test "$(title)" = USERTITLE || true
+tm_run "$T_DIR/stopper.sh; echo END-zc"
+tm_wait 'Stopped' 10 >/dev/null || fail "control: the child did not stop"
+check_eq "control (the child alone, stopped): its title stays" "CHILDTITLE" "$(title)"
+tm_run "kill -9 %1; wait %1; echo GONE-zc"
+tm_wait '^GONE-zc' 10 >/dev/null || fail "control: the stopped child did not go"
+tm_run "printf '\\033]2;USERTITLE\\033\\\\'; clear"
+wait_until test "$(title)" = USERTITLE || true
+# (The shell goes on with its command line when blaude stops: END-z comes at the stop.)
+tm_run "$B $T_DIR/stopper.sh; echo END-z"
+tm_wait '^END-z$' 10 >/dev/null || fail "blaude did not stop with the child"
+check_eq "blaude stopped: the user's title is back" "USERTITLE" "$(title)"
+tm_run "fg; echo END-fg"
+tm_wait '^CHILD-BACK' 10 >/dev/null || fail "fg: the child did not go on"
+check_eq "fg: the child's title again" "CHILDTITLE" "$(title)"
+tm_wait '^END-fg$' 10 >/dev/null || fail "fg: blaude did not end"
+check_eq "after blaude: the user's title" "USERTITLE" "$(title)"
 
 finish
