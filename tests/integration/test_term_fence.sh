@@ -60,10 +60,11 @@ check "mute terminal: the fence waited its bound, 500 to 1000 ms (got ${waited:-
   test "${waited:-0}" -ge 500 -a "${waited:-99999}" -lt 1000
 check "mute terminal: blaude took at least the bound" \
   python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) >= 0.5 else 1)' "$(field "$T_DIR/b4" secs)"
-python3 "$FT" "$T_DIR/b5" -- $B true
-check "answering terminal: no wait for the bound" \
-  python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' \
-  "$(field "$T_DIR/b5" secs)" "$(field "$T_DIR/b4" secs)"
+# (From the log, not from the run's time: a sanitizer build's start-up varies by more.)
+BLAUDE_LOG=debug XDG_STATE_HOME="$T_DIR/state5" python3 "$FT" "$T_DIR/b5" -- $B true
+took=$(sed -n 's/.*reply fence answered after \([0-9]*\) ms.*/\1/p' "$T_DIR/state5/blaude/blaude.log" | tail -n1)
+check "answering terminal: the fence ends once answered, well before the bound (got ${took:-none} ms)" \
+  test "${took:-99999}" -lt 400
 
 # 5. tmux as the terminal: it answers at once, itself. The pane's shell reads what arrives within
 #    1 s of the command's end; the user's title is back after blaude (the child alone leaves its
