@@ -84,6 +84,7 @@ void Colours::note(uint32_t num, std::string_view payload, bool cut) {
     }
     return;
   }
+  if (cut && num == 104) return;  // which entries it reset is not known: they stay set
   if (num == 4) {
     while (!payload.empty()) {  // pairs of index ; colour, where `?` asks instead of sets
       long index = index_of(next_field(payload));

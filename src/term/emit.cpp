@@ -105,7 +105,15 @@ std::string undo(const Tracker& t) {
     out += std::to_string(s.title_ps[i]);
     out += 't';
   }
-  t.colours().append_reset(out);
+  // The CAN above ends an open colour OSC, which a terminal may act on (tmux acts on an OSC
+  // however it ends): what it sets is reset too.
+  if (t.mid_sequence()) {
+    Tracker ended = t;
+    ended.feed(t.in_dcs() ? "\x18\x1b\\" : "\x18");
+    ended.colours().append_reset(out);
+  } else {
+    t.colours().append_reset(out);
+  }
   // Leaving 1049 restored the rendition saved when the child entered it. xterm restores the
   // character sets with it, tmux does not: reset them if either view says they changed.
   const SavedCursor& after = s.alt == 1049 ? s.saved[0] : s.cur;

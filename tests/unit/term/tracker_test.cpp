@@ -280,6 +280,8 @@ TEST_CASE("term tracker: the colours the child set, and only those, are reset", 
       {"other OSCs are not colours", "\x1b]7;file:///x\x07\x1b]52;c;aGk=\x07\x1b]8;;http://a\x07x", ""},
       {"an OSC 4 longer than kept: all entries", "\x1b]4;" + std::string(300, '1') + ";red\x07",
        "\x1b]104" + rst},
+      {"a reset longer than kept: what it reset is not known", "\x1b]4;1;red\x07\x1b]104;" +
+       std::string(300, '2') + "\x07", "\x1b]104;1" + rst},
   };
   for (const Case& c : cases) {
     INFO(c.name);
@@ -287,6 +289,12 @@ TEST_CASE("term tracker: the colours the child set, and only those, are reset", 
     // Among text and other sequences, as a TUI writes them (the skimmed windows).
     check_all_splits("text \x1b[1;31mred\x1b[m \x1b[5;5H" + c.in + " \x1b[2Kmore", c.undo);
   }
+}
+
+TEST_CASE("term tracker: an open colour OSC that the undo's CAN ends is reset too", "[term]") {
+  // (Found by fuzz_term: a terminal may act on an OSC that CAN ends, as tmux does.)
+  check_all_splits("\x1b]4;1;red", "\x18\x1b]104;1\x1b\\");
+  check_all_splits("\x1b]11;blue", "\x18\x1b]111\x1b\\");
 }
 
 TEST_CASE("term tracker: the colours the child set are set again on fg", "[term]") {
