@@ -10,7 +10,7 @@ set(BLAUDE_TESTS_check
   test_pty_child test_pty_pipes test_pty_terminal test_pty_job_control
   test_sandbox_bad_input test_sandbox_dryrun test_sandbox_keep_env test_sandbox_tiocsti
   test_self_exe test_seatbelt_plan
-  test_term_bytes test_term_guard test_term_firewall test_term_xterm
+  test_term_bytes test_term_guard test_term_firewall test_term_xterm test_term_fence
   test_net_cli
   test_escapes_own_state test_audit_claude_key_table test_escapes_audit_journal
   test_escapes_claude_project_names test_escapes_runner_state test_sandbox_config_unmapped
@@ -22,7 +22,7 @@ set(BLAUDE_TESTS_check
 # test's mounts are bwrap's and the kernel's, which the sanitizer does not see.
 set(BLAUDE_TESTS_asan
   test_pty_child test_pty_output test_pty_pipes test_pty_terminal test_pty_job_control
-  test_term_attacks test_term_bytes test_term_guard test_term_asciinema test_term_firewall
+  test_term_attacks test_term_bytes test_term_guard test_term_asciinema test_term_firewall test_term_fence
   test_osc52_xclip test_asciinema_pause
   test_escapes_audit test_escapes_audit_closed test_escapes_claude test_escapes_own_state
   test_escapes_claude_allowlist test_escapes_audit_journal test_escapes_claude_project_names

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "pty/byte_queue.hpp"
+#include "pty/fence.hpp"
 #include "pty/proc_state.hpp"
 #include "pty/signal_pipe.hpp"
 #include "term/emit.hpp"
@@ -555,11 +556,18 @@ void Session::suspend_self(int signo, pid_t cont) {
   if (cfg_.tracker) {
     child = *cfg_.tracker;
     undo = term::undo(child);
-    if (!write_bounded(cfg_.term->out_fd, undo, kSuspendFlushMs))
-      spdlog::info("terminal: the undo before the stop did not go out in full");
     cfg_.tracker->feed(undo, uv_now(&loop_));
   }
-  if (cfg_.modes) cfg_.modes->restore();
+  // The undo (it ends synchronized output, which may have held the terminal's answers), the
+  // user's title, then the fence: what the terminal still owes the child is read here and
+  // dropped, not typed into the shell.
+  if (cfg_.fence) {
+    undo += term::kTitleRestore;
+    fence_terminal(*cfg_.term, undo);
+  } else if (!undo.empty() && !write_bounded(cfg_.term->out_fd, undo, kSuspendFlushMs)) {
+    spdlog::info("terminal: the undo before the stop did not go out in full");
+  }
+  if (cfg_.modes) cfg_.modes->restore(cfg_.fence);
   share_flags(false);
   if (cfg_.term->on_suspend) cfg_.term->on_suspend(true);
   // Stopped by SIGTSTP of its own, blaude stops even where nobody can fg it (as before job
@@ -574,10 +582,13 @@ void Session::suspend_self(int signo, pid_t cont) {
   if (cfg_.tracker) {
     // The child's modes back before it draws again; it redraws on the SIGWINCH below.
     std::string again = term::reapply(child);
+    redraw = !again.empty();
+    if (cfg_.fence) again.insert(0, term::kTitleSave);  // the shell's title, popped at the end
     write_bounded(cfg_.term->out_fd, again, kSuspendFlushMs);
     child.to_ground();  // undo() ended whatever sequence the child was in
     *cfg_.tracker = child;
-    redraw = !again.empty();
+  } else if (cfg_.fence) {
+    write_bounded(cfg_.term->out_fd, term::kTitleSave, kSuspendFlushMs);
   }
   sync_size(true);  // the size now, before the command runs again
   if (cont > 0) {

@@ -43,6 +43,10 @@ struct SessionConfig {
   // through it; its undo is written after the child's last byte and on Ctrl-Z of blaude, its
   // reapply on fg.
   term::Tracker* tracker = nullptr;
+  // The terminal is a real one blaude brackets (pty/fence.hpp): on Ctrl-Z the user's title is
+  // popped after the undo and the child's late replies fenced before the modes go back (with
+  // TCSAFLUSH); on fg the title is pushed again. The caller pushed it at the start.
+  bool fence = false;
   SignalPipe* signals = nullptr;    // WINCH TERM HUP INT QUIT USR1 USR2 TSTP CONT, installed
   SessionLimits limits;
 };

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "pty/fence.hpp"
 #include "pty/signal_pipe.hpp"
 #include "pty/sweep.hpp"
 #include "pty/watchdog.hpp"
@@ -187,6 +188,11 @@ int run_pty(const std::string& path, const Command& cmd, const SuperviseOptions&
   }
   term::Tracker tracker;
   UndoOnExit undo(opts.guard_terminal ? &tracker : nullptr, ep->out_fd);
+  // blaude's own bracket around the session (pty/fence.hpp) where the user's terminal is a
+  // terminal: part of the guard, which BLAUDE_TERM_GUARD=off turns off with the rest of what
+  // blaude writes to the terminal on its own.
+  const bool fence = opts.guard_terminal && fenceable(*ep);
+  if (fence) write_bounded(ep->out_fd, term::kTitleSave, 1000);
   spdlog::info("started {} (pid {}) on a pty", cmd.argv[0], c.pid);
   SessionConfig sc;
   sc.term = &*ep;
@@ -197,10 +203,14 @@ int run_pty(const std::string& path, const Command& cmd, const SuperviseOptions&
   sc.limits = opts.limits;
   sc.signals = &sigs;
   sc.tracker = opts.guard_terminal ? &tracker : nullptr;
+  sc.fence = fence;
   int status = run_session(std::move(sc));
   if (opts.sweep_session) sweep_after(c.pid);
   undo.run();
-  modes.restore();
+  // After the child's last byte and the undo: the user's title, then the fence, then the modes
+  // with TCSAFLUSH. Only then may the shell read the terminal.
+  if (fence) fence_terminal(*ep, term::kTitleRestore);
+  modes.restore(fence);
   watchdog.disarm();
   install_crash_restore(nullptr);
   return exit_code_from_status(status);

@@ -109,10 +109,10 @@ bool TerminalModes::make_raw() {
   return true;
 }
 
-void TerminalModes::restore() {
+void TerminalModes::restore(bool flush) {
   if (fd_ >= 0 && raw_) {
-    // TCSADRAIN: let the last output reach the screen before the modes change back.
-    while (tcsetattr(fd_, TCSADRAIN, &orig_) != 0 && errno == EINTR) {
+    // Both let the last output reach the screen before the modes change back.
+    while (tcsetattr(fd_, flush ? TCSAFLUSH : TCSADRAIN, &orig_) != 0 && errno == EINTR) {
     }
     raw_ = false;
   }

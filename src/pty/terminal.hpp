@@ -50,7 +50,9 @@ class TerminalModes {
 public:
   bool save(int fd);
   bool make_raw();
-  void restore();
+  // `flush`: TCSAFLUSH, which also drops the input not yet read (after the reply fence: what
+  // the terminal answered late, and typeahead with it); else TCSADRAIN.
+  void restore(bool flush = false);
   bool saved() const { return fd_ >= 0; }
   const termios& original() const { return orig_; }
 

@@ -16,7 +16,8 @@ const std::string_view kSafeReset =
     "\x1b[?1004l\x1b[?2004l"                            // focus reports, bracketed paste off
     "\x1b[?1l\x1b>"                                     // normal cursor keys and keypad
     "\x1b[?25h"                                         // cursor visible
-    "\x1b[0m";                                          // normal rendition
+    "\x1b[0m"                                           // normal rendition
+    "\x1b[23;0t";                                       // the user's title (kTitleSave)
 
 namespace {
 
@@ -104,6 +105,15 @@ std::string undo(const Tracker& t) {
     out += std::to_string(s.title_ps[i]);
     out += 't';
   }
+  // The CAN above ends an open colour OSC, which a terminal may act on (tmux acts on an OSC
+  // however it ends): what it sets is reset too.
+  if (t.mid_sequence()) {
+    Tracker ended = t;
+    ended.feed(t.in_dcs() ? "\x18\x1b\\" : "\x18");
+    ended.colours().append_reset(out);
+  } else {
+    t.colours().append_reset(out);
+  }
   // Leaving 1049 restored the rendition saved when the child entered it. xterm restores the
   // character sets with it, tmux does not: reset them if either view says they changed.
   const SavedCursor& after = s.alt == 1049 ? s.saved[0] : s.cur;
@@ -136,11 +146,14 @@ std::string reapply(const Tracker& t) {
     out += std::to_string(s.title_ps[i]);
     out += 't';
   }
-  if (s.title_pushes && t.title().set) {
+  // The title whenever the child set one: the pops before the stop (the child's and blaude's
+  // own, kTitleRestore) showed the user's title while blaude was stopped.
+  if (t.title().set) {
     out += "\x1b]" + std::to_string(t.title().code) + ';';
     out += t.title().view();
     out += "\x1b\\";
   }
+  t.colours().append_set(out);
   if (s.cur.g0 != 'B') {
     out += "\x1b(";
     out += s.cur.g0;

@@ -20,11 +20,17 @@ std::string undo(const Tracker& t);
 // redraw (blaude sends it SIGWINCH).
 std::string reapply(const Tracker& t);
 
+// blaude's own bracket around a session, on a terminal it fences (pty/fence.hpp): the user's
+// title (window and icon) pushed on the terminal's title stack at the start and on fg, popped
+// after the undo at the end and on Ctrl-Z. A terminal without a title stack ignores both.
+inline constexpr std::string_view kTitleSave = "\x1b[22;0t";
+inline constexpr std::string_view kTitleRestore = "\x1b[23;0t";
+
 // Written by the watchdog when blaude was SIGKILLed: end any open sequence, end synchronized
 // output, pop the keyboard protocol on the alternate screen, leave it, pop it on the main
 // screen, modifyOtherKeys off, every mouse mode and encoding off, focus reports off, bracketed
-// paste off, normal cursor and keypad keys, cursor visible, normal rendition. Each part is
-// harmless when its mode was never on.
+// paste off, normal cursor and keypad keys, cursor visible, normal rendition, the user's title
+// popped (kTitleSave was written at the start). Each part is harmless when its mode was never on.
 extern const std::string_view kSafeReset;
 
 }  // namespace blaude::term

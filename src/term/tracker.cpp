@@ -190,6 +190,34 @@ void Tracker::settle_titles() {
   }
 }
 
+// The colour OSCs the windows took, in order (they are rare: a walk over the log's OSC bits).
+void Tracker::settle_colours() {
+  for (size_t k = 0; k < log_len_; ++k) {
+    const Found& r = log_[k];
+    for (uint64_t osc = r.osc; osc; osc &= osc - 1) {
+      const unsigned e = static_cast<unsigned>(__builtin_ctzll(osc));
+      const uint64_t ends = (r.osc_end >> e) & ~uint64_t{1};
+      if (!ends) continue;
+      const char* p = r.base + e;
+      const unsigned t = static_cast<unsigned>(__builtin_ctzll(ends));
+      unsigned k2 = 2;
+      uint32_t num = 0;
+      for (; k2 < t && p[k2] >= '0' && p[k2] <= '9'; ++k2) num = num > 100000 ? num : num * 10 + uint32_t(p[k2] - '0');
+      if (!Colours::wanted(num)) continue;
+      if (k2 < t && p[k2] != ';') continue;  // not a number and a payload: the machine skips it
+      std::string_view payload = k2 < t ? std::string_view(p + k2 + 1, t - k2 - 1) : std::string_view();
+      colours_.note(num, payload, false);
+    }
+  }
+}
+
+// A colour OSC read whole (whole_osc, end_osc): the log before it first, so that the notes keep
+// the stream's order.
+void Tracker::colour_osc(uint32_t num, std::string_view payload, bool cut) {
+  settle();
+  colours_.note(num, payload, cut);
+}
+
 void Tracker::feed(std::string_view in, uint64_t now_ms) {
   now_ = now_ms;
   if (in_string() && now_ms >= string_since_ + kStringTimeoutMs) state_ = S::Ground;
@@ -358,6 +386,8 @@ size_t Tracker::whole_osc(std::string_view in, size_t i) {
   const char* p = next_control(text, in.data() + n);
   if (p == in.data() + n || (*p != BEL && *p != ESC)) return 0;
   const size_t len = static_cast<size_t>(p - text);
+  if (Colours::wanted(num))  // cut as the state machine cuts it, so every split agrees
+    colour_osc(num, std::string_view(text, std::min(len, Title::kMax)), len > Title::kMax);
   if (num <= 2 && len <= Title::kMax) {  // as end_osc(); a longer title is not kept
     titles_from_ = log_len_;              // the windows' titles came before this one
     title_.code = static_cast<uint8_t>(num);
@@ -388,12 +418,13 @@ size_t Tracker::step_string(std::string_view in, size_t i) {
 // Transitions that apply in every state but a DCS payload. True when `c` was consumed.
 bool Tracker::anywhere(unsigned char c) {
   if (c == CAN || c == SUB) {
-    if (state_ == S::OscTitle) end_osc();
+    if (state_ == S::OscTitle || state_ == S::OscNum) end_osc();
     state_ = S::Ground;
     return true;
   }
   if (c == ESC) {
-    if (state_ == S::OscTitle) end_osc();  // tmux acts on an OSC however it ends
+    // tmux acts on an OSC however it ends
+    if (state_ == S::OscTitle || state_ == S::OscNum) end_osc();
     state_ = S::Esc;
     return true;
   }
@@ -433,11 +464,12 @@ void Tracker::step(unsigned char c) {
       if (c >= '0' && c <= '9') {
         osc_num_ = osc_num_ > 100000 ? osc_num_ : osc_num_ * 10 + (c - '0');
       } else if (c == ';') {
-        bool title = osc_num_ <= 2;
-        state_ = title ? S::OscTitle : S::OscSkip;
+        bool keep = osc_num_ <= 2 || Colours::wanted(osc_num_);
+        state_ = keep ? S::OscTitle : S::OscSkip;
         pending_title_.len = 0;
         osc_title_long_ = false;
       } else if (c == BEL) {
+        if (Colours::wanted(osc_num_)) colour_osc(osc_num_, {}, false);  // OSC 104, 110, ...
         state_ = S::Ground;
       } else if (c >= 0x20) {
         state_ = S::OscSkip;
@@ -464,6 +496,14 @@ void Tracker::enter_string(S s) {
 }
 
 void Tracker::end_osc() {
+  if (state_ == S::OscNum) {  // no payload: OSC 104, OSC 110, ...
+    if (Colours::wanted(osc_num_)) colour_osc(osc_num_, {}, false);
+    return;
+  }
+  if (osc_num_ > 2) {
+    colour_osc(osc_num_, pending_title_.view(), osc_title_long_);
+    return;
+  }
   if (osc_title_long_) return;
   pending_title_.code = static_cast<uint8_t>(osc_num_);
   pending_title_.set = true;

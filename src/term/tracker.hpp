@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "term/colours.hpp"
 #include "term/params.hpp"
 #include "term/skim.hpp"
 #include "term/state.hpp"
@@ -38,6 +39,7 @@ public:
 
   const TermState& state() const { return st_; }
   const Title& title() const { return title_; }
+  const Colours& colours() const { return colours_; }
   // True when the stream stopped inside a sequence: undo() then first ends it.
   bool mid_sequence() const { return state_ != S::Ground; }
   bool in_dcs() const { return state_ == S::DcsPass || state_ == S::DcsEsc; }
@@ -55,7 +57,7 @@ private:
     CsiInter,
     CsiIgnore,
     OscNum,    // the OSC number, up to ';'
-    OscTitle,  // the payload of OSC 0/1/2
+    OscTitle,  // the payload of OSC 0/1/2, or of a colour OSC (Colours::wanted)
     OscSkip,   // any other OSC payload
     DcsEntry,  // parameters and intermediates up to the DCS final byte
     DcsPass,   // DCS payload: only `ESC \` ends it
@@ -88,18 +90,22 @@ private:
   void log_sgr(std::string_view raw);
   void apply_sgr_log();
   void settle_titles();
+  void settle_colours();
+  void colour_osc(uint32_t num, std::string_view payload, bool cut);
   // The attributes and the title brought up to date: nothing outside feed() sees the log.
   void settle() {
     if (log_len_) apply_log();
   }
   void apply_log() {
     apply_sgr_log();
+    settle_colours();
     settle_titles();
     log_len_ = titles_from_ = 0;
   }
 
   TermState st_;
   Title title_;
+  Colours colours_;
   S state_ = S::Ground;
   Params params_;
   char prefix_ = 0;         // CSI private marker: one of < = > ?

@@ -7,6 +7,8 @@
 //  - undo() played into the terminal leaves it in the default state (but for a kitty stack of
 //    the alternate screen while on the main screen, which only the next alternate screen sees);
 //  - reapply() played after it gives the child's state back, as far as it is known;
+//  - the colours the child set are the same however the input is cut, and none is left set
+//    after undo();
 //  - input without ESC, SO and SI needs no undo.
 #include <cstdint>
 #include <cstdlib>
@@ -61,6 +63,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   require(bytes.mid_sequence() == whole.mid_sequence());
   require(bytes.title().set == whole.title().set && bytes.title().code == whole.title().code &&
           bytes.title().view() == whole.title().view());
+  require(split.colours() == whole.colours());
+  require(bytes.colours() == whole.colours());
   const std::string u = undo(whole);
   require(undo(split) == u);
 
@@ -76,6 +80,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   require(after == clean);
   require(!term.mid_sequence());
   require(undo(term).empty());
+  require(!term.colours().changed());
 
   term.feed(reapply(whole));
   require(knowable(term.state()) == knowable(whole.state()));

@@ -42,6 +42,10 @@ _run_cleanups() {
 }
 trap _run_cleanups EXIT
 
+# unbracket FILE: a capture of what blaude wrote to its terminal without blaude's own bytes
+# around the session (the user's title pushed at the start; at the end, popped, and the reply
+# fence's query), for a comparison with the child's output alone.
+unbracket() { perl -0pi -e 's/\e\[22;0t//; s/\e\[23;0t\e\[5n\e\[c\z//' "$1"; }
 log() { printf '[%s] %s\n' "$T_NAME" "$*"; }
 pass() { T_CHECKS=$((T_CHECKS+1)); printf 'ok   - %s\n' "$*"; }
 fail() { T_CHECKS=$((T_CHECKS+1)); T_FAILS=$((T_FAILS+1)); printf 'FAIL - %s\n' "$*"; }

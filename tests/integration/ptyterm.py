@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A scriptable user's terminal for integration tests: runs a command on a fresh pty pair and
-plays the terminal side (raw, so bytes arrive exactly as written).
+plays the terminal side (raw, so bytes arrive exactly as written). Of the queries it sees it
+answers blaude's reply fence alone (as every terminal would).
 
   ptyterm.py capture OUT -- CMD...      read everything into OUT; print the exit code
   ptyterm.py stall SECS -- CMD...       once the first output has arrived, stop reading for
@@ -49,7 +50,14 @@ def rss_kib(pid):
     return -1
 
 
+# blaude's reply fence at the end of a session (and on Ctrl-Z): answered as a terminal answers
+# it, so that blaude does not wait out the fence's bound on every run. Nothing else is answered.
+FENCE_QUERY = b"\x1b[5n\x1b[c"
+FENCE_ANSWER = b"\x1b[0n\x1b[?62;22c"
+
+
 def read_all(fd, sink, deadline=None):
+    tail = b""
     while True:
         if deadline and time.time() > deadline:
             return False
@@ -62,6 +70,14 @@ def read_all(fd, sink, deadline=None):
             return True
         if not data:
             return True
+        seen = tail + data
+        if FENCE_QUERY in seen:
+            try:
+                os.write(fd, FENCE_ANSWER)
+            except OSError:
+                pass
+            seen = seen[seen.rfind(FENCE_QUERY) + len(FENCE_QUERY):]
+        tail = seen[-(len(FENCE_QUERY) - 1):]
         sink(data)
 
 

@@ -7,7 +7,7 @@ PT="python3 $BLAUDE_SRC/tests/integration/ptyterm.py"
 run_probe() { # mode: pty|pipe
   local fds sig sid
   if [ "$1" = pty ]; then
-    run() { (trap '' INT QUIT; exec 7</etc/hostname; $PT capture "$T_DIR/out" -- "$BLAUDE" --no-sandbox --exec "$@") >/dev/null; tr -d '\r' < "$T_DIR/out"; }
+    run() { (trap '' INT QUIT; exec 7</etc/hostname; $PT capture "$T_DIR/out" -- "$BLAUDE" --no-sandbox --exec "$@") >/dev/null; unbracket "$T_DIR/out"; tr -d '\r' < "$T_DIR/out"; }
   else
     run() { (trap '' INT QUIT; exec 7</etc/hostname; "$BLAUDE" --no-sandbox --exec "$@" 2>/dev/null </dev/null); }
   fi

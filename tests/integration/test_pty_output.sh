@@ -10,6 +10,7 @@ want=$(sha256sum < "$T_DIR/data" | cut -d' ' -f1)
 code=$($PT capture "$T_DIR/got" -- "$BLAUDE" --no-sandbox --exec cat "$T_DIR/data" 2>/dev/null)
 # blaude's own "--no-sandbox" notice goes to stderr, which is the pty too: strip that line.
 grep -c 'no sandbox is active' "$T_DIR/got" >/dev/null && sed -i '1{/no sandbox is active/d}' "$T_DIR/got"
+unbracket "$T_DIR/got"
 got=$(sha256sum < "$T_DIR/got" | cut -d' ' -f1)
 check_eq "50 MiB arrives byte-exact (size $(stat -c %s "$T_DIR/got"))" "$want" "$got"
 check_eq "exit code of cat" 0 "$code"
@@ -17,6 +18,7 @@ check_eq "exit code of cat" 0 "$code"
 # The same, with a child that exits with a code right after its last write.
 code=$($PT capture "$T_DIR/got2" -- "$BLAUDE" --no-sandbox --exec sh -c "cat '$T_DIR/data'; exit 9" 2>/dev/null)
 sed -i '1{/no sandbox is active/d}' "$T_DIR/got2"
+unbracket "$T_DIR/got2"
 check_eq "byte-exact when the child exits at once" "$want" "$(sha256sum < "$T_DIR/got2" | cut -d' ' -f1)"
 check_eq "exit code 9 after the burst" 9 "$code"
 

@@ -135,6 +135,8 @@ wait_until running_in_fg "$bp" || true
 tm_run "hello"
 tm_wait '^GOT=hello' && pass "input reaches the child after fg" || fail "input lost after fg"
 tm_wait '^25 90' && pass "size re-synced after fg" || fail "size not re-synced after fg"
+# Typed only once blaude is gone: what is typed while its reply fence runs is dropped.
+wait_until gone "$bp" || true
 tm_run "echo TSTP=\$?; stty -g > $T_DIR/stty.tstp; echo T2"
 tm_wait '^TSTP=8' && pass "child's exit code after suspend/resume" || fail "exit code after suspend/resume"
 tm_wait '^T2'

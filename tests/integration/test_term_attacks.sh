@@ -136,12 +136,14 @@ kill -KILL "$gpid"
 tm_wait '^END-fg-direct' 10 >/dev/null || true
 sync
 : >"$LOG"
-tm_run "$AS $BLAUDE --exec python3 fg.py blaude; echo END-fg=\$?"
+tm_run "$AS $BLAUDE --exec python3 fg.py blaude; echo END-fgpy=\$?"
 tm_wait '^STOPPING-blaude' 120 >/dev/null || fail "fg.py did not start under blaude"
 tm send-keys -t t C-c
 check "under blaude: Ctrl-C continues the stopped group and reaches it" tm_wait 'GOT-INT-blaude' 30
 check "... the child sees it end" tm_wait '^CHILD-STATUS-blaude 5' 30
 check "... the log says so" grep -q "foreground process group .* is stopped; continuing it" "$LOG"
+# Typed only once blaude is gone: what is typed while its reply fence runs is dropped.
+tm_wait '^END-fgpy=' 30 >/dev/null || fail "blaude with fg.py did not end"
 sync
 
 # --- 4. O_NONBLOCK on a terminal blaude could not reopen, then SIGKILL -------------------------

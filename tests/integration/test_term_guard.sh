@@ -115,6 +115,9 @@ tm_wait '^REDRAWN' 10 >/dev/null && pass "after fg the child is asked to redraw"
 check_eq "after fg: back in the alternate screen with the mouse on" "1 1" "$(flags | cut -d' ' -f1,2)"
 kill -TERM "$bp"
 ended tstp "Ctrl-Z case"
+# (END-tstp came at the stop already.) Typed only once blaude is gone: what is typed while its
+# reply fence runs is dropped.
+wait_until gone "$bp" || fail "Ctrl-Z case: blaude did not end"
 sync
 check_eq "and after it ends, the pane is as before" "$BEFORE" "$(flags)"
 

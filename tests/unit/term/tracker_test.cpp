@@ -26,12 +26,14 @@ void check_all_splits(const std::string& in, const std::string& want) {
     Tracker t = fed({in.substr(0, i), in.substr(i)});
     INFO("split at " << i);
     CHECK(t.state() == whole.state());
+    CHECK(t.colours() == whole.colours());
     CHECK(undo(t) == want);
   }
   std::vector<std::string> bytes;
   for (char c : in) bytes.emplace_back(1, c);
   Tracker b = fed(bytes);
   CHECK(b.state() == whole.state());
+  CHECK(b.colours() == whole.colours());
   CHECK(undo(b) == want);
 }
 
@@ -254,4 +256,54 @@ TEST_CASE("term tracker: SO, SI and ESC at every offset of a text with other con
     check_all_splits(in + text + "\x0f", "");
     check_all_splits(text.substr(0, at) + "\x1b[?25l" + text.substr(at), "\x1b[?25h");
   }
+}
+
+// The colours the child set: reset at the end (those only), queries left alone, the child's own
+// resets honoured, and set again on fg; every split gives the same.
+TEST_CASE("term tracker: the colours the child set, and only those, are reset", "[term]") {
+  const std::string rst = "\x1b\\";
+  std::vector<Case> cases = {
+      {"palette entries and the background", "\x1b]4;1;#ff0000\x07\x1b]11;rgb:0/0/0\x1b\\",
+       "\x1b]104;1" + rst + "\x1b]111" + rst},
+      {"two entries in one OSC 4, one a query", "\x1b]4;3;red;5;?;200;blue\x07",
+       "\x1b]104;3;200" + rst},
+      {"queries only (a theme probe)", "\x1b]11;?\x07\x1b]10;?\x1b\\\x1b]4;0;?\x07", ""},
+      {"OSC 10 with three fields: fg, bg, cursor", "\x1b]10;red;blue;?\x07",
+       "\x1b]110" + rst + "\x1b]111" + rst},
+      {"the child reset what it set", "\x1b]4;1;red\x07\x1b]104\x07\x1b]12;pink\x07\x1b]112\x1b\\",
+       ""},
+      {"the child reset one entry of two", "\x1b]4;1;red;2;blue\x07\x1b]104;1\x07",
+       "\x1b]104;2" + rst},
+      {"an entry past 255: all of them", "\x1b]4;300;red\x07", "\x1b]104" + rst},
+      {"highlight colours (17, 19)", "\x1b]17;gray\x07\x1b]19;black\x07",
+       "\x1b]117" + rst + "\x1b]119" + rst},
+      {"other OSCs are not colours", "\x1b]7;file:///x\x07\x1b]52;c;aGk=\x07\x1b]8;;http://a\x07x", ""},
+      {"an OSC 4 longer than kept: all entries", "\x1b]4;" + std::string(300, '1') + ";red\x07",
+       "\x1b]104" + rst},
+      {"a reset longer than kept: what it reset is not known", "\x1b]4;1;red\x07\x1b]104;" +
+       std::string(300, '2') + "\x07", "\x1b]104;1" + rst},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    check_all_splits(c.in, c.undo);
+    // Among text and other sequences, as a TUI writes them (the skimmed windows).
+    check_all_splits("text \x1b[1;31mred\x1b[m \x1b[5;5H" + c.in + " \x1b[2Kmore", c.undo);
+  }
+}
+
+TEST_CASE("term tracker: an open colour OSC that the undo's CAN ends is reset too", "[term]") {
+  // (Found by fuzz_term: a terminal may act on an OSC that CAN ends, as tmux does.)
+  check_all_splits("\x1b]4;1;red", "\x18\x1b]104;1\x1b\\");
+  check_all_splits("\x1b]11;blue", "\x18\x1b]111\x1b\\");
+}
+
+TEST_CASE("term tracker: the colours the child set are set again on fg", "[term]") {
+  Tracker child = fed({"\x1b]4;3;#123456\x07\x1b]12;pink\x07\x1b]11;?\x07"});
+  std::string r = reapply(child);
+  CHECK(r == "\x1b]4;3;#123456\x1b\\\x1b]12;pink\x1b\\");
+  Tracker term = child;
+  term.feed(undo(child));
+  CHECK_FALSE(term.colours().changed());
+  term.feed(r);
+  CHECK(term.colours() == child.colours());
 }
