@@ -11,9 +11,9 @@
 #   - the attack in both orders (the config planted before the gitlink, and after it), through an
 #     include file, through a `.git` file naming a gitdir in the host's /tmp (shared with the
 #     sandbox, not audited), and through an index whose gitlink names a repository in /tmp by
-#     its absolute path (git never writes one, but enters it): the host's git status, run as often as a prompt would, never runs
-#     the planted command while the session runs; the agent's own view shows when the key (or the
-#     pointer) was gone: the window, in ms;
+#     its absolute path (git never writes one, but enters it): the agent's own view shows when
+#     the key (or the pointer, or the index) was gone: the window, in ms; after it, the host's git
+#     status, run as often as a prompt would, runs nothing while the session still runs;
 #   - a new repository no index names (the user would have to be in it): made inert within the
 #     period of the walk that runs without an event;
 #   - control: BLAUDE_LIVE_AUDIT=off, the same attack: the host's git status runs it mid-session;
@@ -83,9 +83,10 @@ e += bytes(8 - len(e) % 8)
 open(sys.argv[1], "wb").write(b"DIRC" + struct.pack(">II", 2, 1) + e + bytes(20))
 EOF
 
-# attack LABEL BWRAP_DIR MODE: one session. Sets RAN (yes/no: the host ran the planted command),
-# RUNNING (yes/no: the session still ran after the host's last git status), WINDOW (ms from the
-# plant to the agent seeing it gone, "" if it never did) and RC (blaude's exit code).
+# attack LABEL BWRAP_DIR MODE: one session. Sets WINDOW (ms from the plant to the agent seeing
+# it gone, "" if it never did), RAN (yes/no: the host's git status, run after that while the
+# session runs, ran the planted command), RUNNING (yes/no: the session still ran after the host's
+# last git status) and RC (blaude's exit code).
 attack() {
   local label=$1 bw=$2 mode=$3 n=0 bpid
   rm -rf "$WS" "$H/marks"/*
@@ -95,10 +96,16 @@ attack() {
   bpid=$!
   wait_until test -s "$WS/.planted" || wait_until test -s "$WS/.planted" || wait_until test -s "$WS/.planted" ||
     fail "$label: the agent's plant did not finish: $(cat "$T_DIR/sb.err")"
-  # The user's `git status` in another terminal, as often as a prompt that shows git state
-  # would run it, for 1.5 s. In the loose mode the workspace's index does not name sub: the
-  # user is in it.
-  while [ ! -e "$H/marks/ran" ] && [ $n -lt 30 ]; do
+  # The agent's own view: when the plant is gone (the window), or up to 10 s (the control).
+  wait_until test -s "$WS/.gone" || true
+  WINDOW=""
+  [ -s "$WS/.gone" ] && WINDOW=$(($(cat "$WS/.gone") - $(cat "$WS/.planted")))
+  # Then the user's `git status` in another terminal, as often as a prompt that shows git state
+  # would run it, for 0.5 s, while the session still runs. (Not from the plant on: a host git
+  # status that lands inside the window may run it, which is the window the log line measures,
+  # and a test that raced it would pass or fail by the machine's load.) In the loose mode the
+  # workspace's index does not name sub: the user is in it.
+  while [ ! -e "$H/marks/ran" ] && [ $n -lt 10 ]; do
     if [ "$mode" = loose ]; then
       (cd "$WS/sub" && as_nobody env -i HOME="$H" PATH=/usr/bin:/bin GIT_CONFIG_NOSYSTEM=1 git status --porcelain >/dev/null 2>&1) || true
     else
@@ -109,9 +116,6 @@ attack() {
   done
   RUNNING=$(kill -0 $bpid 2>/dev/null && echo yes || echo no)
   RAN=$(test -e "$H/marks/ran" && echo yes || echo no)
-  wait_until test -s "$WS/.gone" || true
-  WINDOW=""
-  [ -s "$WS/.gone" ] && WINDOW=$(($(cat "$WS/.gone") - $(cat "$WS/.planted")))
   touch "$WS/.done"
   RC=0
   wait $bpid || RC=$?
@@ -122,7 +126,7 @@ for bw in /usr/bin "$NEW"; do
   label="bwrap $("$bw/bwrap" --version | awk '{print $2}')"
   for mode in before after include outside index; do
     attack "$label, $mode" "$bw" $mode
-    check "$label, $mode: the host's git status never ran the planted fsmonitor while the session ran" test "$RAN$RUNNING" = noyes
+    check "$label, $mode: once made inert, the host's git status ran nothing while the session ran" test "$RAN$RUNNING" = noyes
     check "$label, $mode: the agent saw it gone (window ${WINDOW:-?} ms)" test -n "$WINDOW"
     check "$label, $mode: blaude exited 0" test "$RC" = 0
     check "$label, $mode: the report says it was made inert during the session" grep -q "during the session" "$T_DIR/sb.err"
@@ -130,21 +134,18 @@ for bw in /usr/bin "$NEW"; do
   done
 done
 
-# A repository no index names: the walk without an event finds it within its period (what
-# remains: docs/policy.md). The host's git status in it starts at once and goes on 1.5 s:
-# within the period it may run; after it, never.
+# A repository no index names: the walk without an event finds it within its period, 0.5 s (what
+# remains: docs/policy.md); the bound below leaves room for a loaded machine.
 attack "loose" /usr/bin loose
-check "loose: made inert within the walk's period, under 1.5 s (${WINDOW:-?} ms)" test -n "$WINDOW" -a "${WINDOW:-9999}" -lt 1500
-rm -f "$H/marks/ran"
-(cd "$WS/sub" && as_nobody env -i HOME="$H" PATH=/usr/bin:/bin GIT_CONFIG_NOSYSTEM=1 git status --porcelain >/dev/null 2>&1) || true
-check "loose: after that, git status in it runs nothing" test ! -e "$H/marks/ran"
+check "loose: made inert within the walk's period (${WINDOW:-?} ms, under 3 s)" test -n "$WINDOW" -a "${WINDOW:-9999}" -lt 3000
+check "loose: after that, git status in it ran nothing while the session ran" test "$RAN$RUNNING" = noyes
 [ -n "$WINDOW" ] && log "loose repository: the plant was gone ${WINDOW} ms after the agent's write"
 
 # A walk that stops at its limit (made to stop 2 levels down here; an agent can make a tree too
 # big for it): the gitlink 5 levels down is walked on its own, so the attack is closed as fast.
 SB_ENV=(BLAUDE_TEST_LIVE_WALK_DEPTH=2)
 SUB=d1/d2/d3/d4/sub attack "deep" /usr/bin before
-check "deep: the host's git status never ran the planted fsmonitor while the session ran" test "$RAN$RUNNING" = noyes
+check "deep: once made inert, the host's git status ran nothing while the session ran" test "$RAN$RUNNING" = noyes
 check "deep: the agent saw it gone (window ${WINDOW:-?} ms)" test -n "$WINDOW"
 [ -n "$WINDOW" ] && log "deep, past the walk's limit: the plant was gone ${WINDOW} ms after the agent's write"
 SB_ENV=()
