@@ -43,12 +43,25 @@ void expect_clean_exit(int st, const char* what) {
 
 // Compares the stream, from its first byte, with the preamble and then the payload.
 struct Checker {
-  Checker(const std::string& pre, const Pattern& pat, uint64_t n)
-      : preamble(pre), pattern(pat), expect(n) {}
+  Checker(const std::string& pre, const Pattern& pat, uint64_t n, const std::string& post = std::string())
+      : preamble(pre), pattern(pat), expect(n), postamble(post) {}
   const std::string& preamble;
   const Pattern& pattern;
   uint64_t expect;
+  const std::string postamble;  // what the variant writes after its child's last byte
+  std::string tail;             // what came after the payload
   size_t pre_got = 0;
+
+  // At the end of the stream: what came after the payload is the variant's closing, which ends
+  // with the learned postamble (blaude's undo before it depends on where the payload stopped:
+  // an SGR reset, say); a variant that writes none wrote nothing.
+  void finish() {
+    if (!problem.empty() || tail.empty()) return;
+    const bool closing = !postamble.empty() && tail.size() >= postamble.size() &&
+                         tail.compare(tail.size() - postamble.size(), postamble.size(), postamble) == 0 &&
+                         tail.size() - postamble.size() <= 64;
+    if (!closing) problem = "extra bytes after the payload (" + std::to_string(tail.size()) + ")";
+  }
   uint64_t got = 0;
   std::string problem;
 
@@ -69,8 +82,14 @@ struct Checker {
       n -= k;
     }
     if (got + n > expect) {
-      problem = "extra bytes after the payload (" + std::to_string(got + n - expect) + "+)";
-      return 0;
+      // After the payload, only the variant's own closing bytes: checked by finish().
+      const size_t in = size_t(expect - got), after = n - in;
+      tail.append(p + in, after);
+      if (tail.size() > 4096) {
+        problem = "extra bytes after the payload (" + std::to_string(tail.size()) + "+)";
+        return 0;
+      }
+      n = in;
     }
     size_t payload = n;
     while (n > 0) {
@@ -159,25 +178,34 @@ std::vector<std::string> command_for(const Setup& s, Variant v,
   return argv;
 }
 
-std::string learn_preamble(const Setup& s, Variant v) {
-  PtyProc p(command_for(s, v, producer(Shape{}, 0, "", -1)), child_env(s), kSize);
+std::string learn_preamble(const Setup& s, Variant v, std::string* postamble) {
+  // A run of 64 payload bytes: what comes before them is the preamble, what comes after them
+  // the postamble (blaude writes its title push before the child's first byte, and its undo,
+  // title pop and reply fence after the last).
+  constexpr uint64_t kMark = 64;
+  PtyProc p(command_for(s, v, producer(Shape{}, kMark, "", -1)), child_env(s), kSize);
   std::string out;
   char buf[4096];
   while (size_t n = p.read_some(buf, sizeof buf)) {
     out.append(buf, n);
-    if (out.size() > 65536) throw BenchError("more than 64 KiB of output from an empty run");
+    if (out.size() > 65536) throw BenchError("more than 64 KiB of output from a 64-byte run");
   }
   rusage ru{};
   expect_clean_exit(p.wait(ru), name_of(v));
-  return out;
+  const std::string mark(pattern(Payload::Text).table.data(), kMark);
+  const size_t at = out.find(mark);
+  if (at == std::string::npos) throw BenchError(std::string(name_of(v)) + ": the 64 payload bytes did not arrive whole");
+  if (postamble) *postamble = out.substr(at + kMark);
+  return out.substr(0, at);
 }
 
 Transfer run_transfer(const Setup& s, Variant v, const Shape& shape, uint64_t bytes,
-                      const std::string& preamble, int64_t corrupt_at, bool sample_rss) {
+                      const std::string& preamble, int64_t corrupt_at, bool sample_rss,
+                      const std::string& postamble) {
   Transfer t;
   std::string report = s.tmpdir + "/cpu-" + std::to_string(++g_run);
   PtyProc p(command_for(s, v, producer(shape, bytes, report, corrupt_at)), child_env(s), kSize);
-  Checker c(preamble, pattern(shape.payload), bytes);
+  Checker c(preamble, pattern(shape.payload), bytes, postamble);
   std::vector<char> buf(64 * 1024);
   uint64_t t0 = 0, t1 = 0, next_sample = 0;
   while (size_t n = p.read_some(buf.data(), buf.size())) {
@@ -199,6 +227,7 @@ Transfer run_transfer(const Setup& s, Variant v, const Shape& shape, uint64_t by
   }
   rusage ru{};
   int st = p.wait(ru);
+  c.finish();
   t.bytes = c.got;
   t.problem = c.problem;
   if (t.problem.empty() && c.pre_got < preamble.size())
@@ -275,10 +304,10 @@ double ResizeProbe::sample_us() {
   return static_cast<double>(t1 - t0) / 1e3;
 }
 
-Start run_first_output(const Setup& s, Variant v, const std::string& preamble) {
+Start run_first_output(const Setup& s, Variant v, const std::string& preamble, const std::string& postamble) {
   constexpr uint64_t kBytes = 64;
   PtyProc p(command_for(s, v, producer(Shape{}, kBytes, "", -1)), child_env(s), kSize);
-  Checker c(preamble, pattern(Payload::Text), kBytes);
+  Checker c(preamble, pattern(Payload::Text), kBytes, postamble);
   char buf[4096];
   double ms = -1;
   while (size_t n = p.read_some(buf, sizeof buf)) {
@@ -286,6 +315,7 @@ Start run_first_output(const Setup& s, Variant v, const std::string& preamble) {
   }
   rusage ru{};
   expect_clean_exit(p.wait(ru), name_of(v));
+  c.finish();
   if (!c.problem.empty() || c.got != kBytes)
     throw BenchError("first-output run not byte-exact: " +
                      (c.problem.empty() ? std::to_string(c.got) + " bytes" : c.problem));

@@ -51,14 +51,15 @@ struct Transfer {
 };
 
 // Everything a variant prints before its child's first byte (blaude --no-sandbox prints a
-// notice; the others nothing): the whole output of a run whose producer writes nothing.
-std::string learn_preamble(const Setup& s, Variant v);
+// notice and pushes the title; the others nothing), and in `postamble` what it prints after the
+// last one (blaude's undo, title pop and reply fence): from a run of 64 payload bytes.
+std::string learn_preamble(const Setup& s, Variant v, std::string* postamble = nullptr);
 
 // One transfer; the driver expects exactly `preamble` followed by `bytes` of the payload and
-// compares every byte, from the first one of the stream.
+// then `postamble`, and compares every byte, from the first one of the stream.
 Transfer run_transfer(const Setup& s, Variant v, const Shape& shape, uint64_t bytes,
                       const std::string& preamble, int64_t corrupt_at = -1,
-                      bool sample_rss = false);
+                      bool sample_rss = false, const std::string& postamble = std::string());
 
 class PtyProc;
 
@@ -103,6 +104,7 @@ struct Start {
                                // preamble)
   double cpu_ms = 0;  // user+sys of the whole start (the variant, its children, the producer)
 };
-Start run_first_output(const Setup& s, Variant v, const std::string& preamble);
+Start run_first_output(const Setup& s, Variant v, const std::string& preamble,
+                       const std::string& postamble = std::string());
 
 }  // namespace ptybench

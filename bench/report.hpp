@@ -25,6 +25,7 @@ struct VariantSamples {
   bool ran = false;
   bool exact = true;
   std::string preamble;
+  std::string postamble;  // what the variant writes after its child's last byte
   std::vector<double> echo_us, resize_us, first_output_ms;
   std::vector<double> start_cpu_ms;  // CPU of each whole start (variant + producer)
   long rss_kib = 0;        // peak RSS while proxying the big run

@@ -115,7 +115,7 @@ void throughput(const Config& c, Results& r) {
         attempt(r, v, "throughput " + shape.name, [&] {
           uint64_t halts0 = cpu_halts();
           Transfer t = run_transfer(c.setup, v, shape, bytes_for(c, shape),
-                                    r.v[idx(v)].preamble, c.corrupt_at);
+                                    r.v[idx(v)].preamble, c.corrupt_at, false, r.v[idx(v)].postamble);
           if (!t.exact) {
             r.problems.push_back(std::string(name_of(v)) + " " + shape.name +
                                  " transfer not byte-exact: " + t.problem);
@@ -154,7 +154,7 @@ void starts(const Config& c, Results& r) {
     for (Variant v : shuffled(c.variants, size_t(i))) {
       VariantSamples& x = r.v[idx(v)];
       attempt(r, v, "first output", [&] {
-        Start st = run_first_output(c.setup, v, x.preamble);
+        Start st = run_first_output(c.setup, v, x.preamble, x.postamble);
         x.first_output_ms.push_back(st.first_output_ms);
         x.start_cpu_ms.push_back(st.cpu_ms);
       });
@@ -170,7 +170,7 @@ void peak_rss(const Config& c, Results& r) {
     std::fprintf(stderr, "peak RSS, %.0f MiB through %s...\n", c.rss_mib, name_of(v));
     attempt(r, v, "big run", [&] {
       Transfer t = run_transfer(c.setup, v, shape, static_cast<uint64_t>(c.rss_mib * 1048576.0),
-                                x.preamble, -1, true);
+                                x.preamble, -1, true, x.postamble);
       if (!t.exact) {
         r.problems.push_back(std::string(name_of(v)) + " big run not byte-exact: " + t.problem);
         x.exact = false;
@@ -231,7 +231,8 @@ int run_bench(Config& c, const std::string& cmdline) {
   for (Variant v : c.variants) {
     r.v[idx(v)].ran = true;
     // Also a warm-up: the first start of each program pays for a cold page cache.
-    attempt(r, v, "preamble", [&] { r.v[idx(v)].preamble = learn_preamble(c.setup, v); });
+    attempt(r, v, "preamble",
+            [&] { r.v[idx(v)].preamble = learn_preamble(c.setup, v, &r.v[idx(v)].postamble); });
     if (c.wrong_preamble) r.v[idx(v)].preamble += 'X';
   }
   for (const Shape& s : c.shapes) pattern(s.payload);  // the driver's tables, built untimed
