@@ -115,9 +115,11 @@ LiveAudit::LiveAudit(const audit::Snapshot& before, LiveConfig cfg)
   if (watches_->fd < 0) spdlog::warn("audit: inotify: {}; the watcher only walks every {:.0f} s", std::strerror(errno), cfg_.sweep_seconds);
 #endif
   for (const auto& r : before_.repos) watches_->add(r);
-#if defined(__linux__) && defined(SYS_pidfd_open)
+#ifdef __linux__
+#ifdef SYS_pidfd_open
   // Taken now, while the session's process is surely not reaped yet.
   if (cfg_.session > 0) session_fd_ = int(::syscall(SYS_pidfd_open, cfg_.session, 0));
+#endif
 #endif
   thread_ = std::thread([this] { run(); });
 }
@@ -216,12 +218,16 @@ void LiveAudit::check() {
                   failed ? ", one could not be" : "");
     // By pidfd where there is one: the session may have ended and been reaped meanwhile, and
     // its pid taken by another process of the user's.
-#if defined(__linux__) && defined(SYS_pidfd_send_signal)
-    if (session_fd_ >= 0)
+    bool sent = false;
+#ifdef __linux__
+#ifdef SYS_pidfd_send_signal
+    if (session_fd_ >= 0) {
       (void)::syscall(SYS_pidfd_send_signal, session_fd_, SIGKILL, nullptr, 0);
-    else
+      sent = true;
+    }
 #endif
-      ::kill(cfg_.session, SIGKILL);
+#endif
+    if (!sent) ::kill(cfg_.session, SIGKILL);
     ended_session = true;
   }
 }

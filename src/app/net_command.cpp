@@ -1,6 +1,7 @@
 // `blaude net log` and `blaude net allow PATTERN`, from another terminal: reach the running
 // session in proxy mode through its control socket (net/live_control.hpp).
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -53,7 +54,12 @@ Outcome run_net_command(const cli::Options& o) {
                    "$XDG_RUNTIME_DIR are listed there."};
   const long pid = std::get<long>(picked);
   const std::string path = dir + "/" + net::live_socket_name(pid);
+#ifdef __linux__
   UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+#else
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM, 0));
+  if (fd) ::fcntl(fd.get(), F_SETFD, FD_CLOEXEC);
+#endif
   sockaddr_un sa{};
   sa.sun_family = AF_UNIX;
   if (!fd || path.size() >= sizeof sa.sun_path) return Failure{"net " + o.net_command + ": cannot reach " + path, ""};
@@ -63,7 +69,12 @@ Outcome run_net_command(const cli::Options& o) {
                        std::strerror(errno),
                    ""};
   const std::string req = (o.net_command == "log" ? std::string("log") : "allow " + o.net_pattern) + "\n";
-  if (::send(fd.get(), req.data(), req.size(), MSG_NOSIGNAL) != ssize_t(req.size()))
+#ifdef __linux__
+  constexpr int kNoSignal = MSG_NOSIGNAL;
+#else
+  constexpr int kNoSignal = 0;  // none there: a session gone mid-request may end this with SIGPIPE
+#endif
+  if (::send(fd.get(), req.data(), req.size(), kNoSignal) != ssize_t(req.size()))
     return Failure{"net " + o.net_command + ": session " + std::to_string(pid) + " closed the connection", ""};
   // Line by line: the first is the session's answer; for `log`, refusals follow until it ends.
   std::string buf;

@@ -180,7 +180,7 @@ struct Fixture {
   // channel does (relay_channel.hpp). Past the limit and its answers, the proxy closes its end.
   UniqueFd dial() {
     int sv[2];
-    REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
+    REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
     UniqueFd client(sv[0]);
     receive_timeout(client.get());
     lt.call([&] { proxy->adopt(UniqueFd(sv[1])); });
@@ -366,7 +366,7 @@ Received await_message(int sock) {
 
 struct ChannelFixture {
   explicit ChannelFixture(Policy pol, ProxyLimits lim = {}) : fx(std::move(pol), lim) {
-    REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0);
+    REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0);
     fx.lt.call([&] {
       channel = std::make_unique<RelayChannel>(fx.lt.loop(), sv[0], fx.proxy.get());
       REQUIRE(channel->start() == 0);
