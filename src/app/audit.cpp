@@ -214,38 +214,30 @@ std::vector<audit::Finding> claude_findings(const std::vector<WatchedClaude>& wa
 
 namespace {
 
-bool under(const std::string& p, const std::vector<std::string>& roots) {
-  return std::any_of(roots.begin(), roots.end(), [&](const std::string& r) { return is_under(p, r); });
-}
-
 // `before` takes `start` (a running session's, walked over `their` roots) as its own for what
 // lies under their roots and its own (`ours`): what the other session's agent made since is new
 // to this one too.
 void adopt_start(audit::Snapshot& before, const std::vector<std::string>& their, const audit::Snapshot& start,
                  const std::vector<std::string>& ours) {
-  auto both = [&](const std::string& p) { return under(p, their) && under(p, ours); };
-  auto drop = [&](auto& c) {
-    for (auto it = c.begin(); it != c.end();) it = both(*it) ? c.erase(it) : std::next(it);
+  auto both = [&](const std::string& p) { return is_under_any(p, their) && is_under_any(p, ours); };
+  auto both_key = [&](const auto& kv) { return both(kv.first); };
+  // Under both, each collection holds the running session's entries instead of this walk's.
+  auto take_map = [&](auto& mine, const auto& theirs) {
+    std::erase_if(mine, both_key);
+    for (const auto& kv : theirs)
+      if (both(kv.first)) mine.insert(kv);
   };
-  for (auto it = before.files.begin(); it != before.files.end();) it = both(it->first) ? before.files.erase(it) : std::next(it);
-  for (auto it = before.claude_names.begin(); it != before.claude_names.end();)
-    it = both(it->first) ? before.claude_names.erase(it) : std::next(it);
-  before.repos.erase(std::remove_if(before.repos.begin(), before.repos.end(), both), before.repos.end());
-  drop(before.own_hook_dirs);
-  drop(before.configured_hook_dirs);
-  drop(before.unchecked);
-  for (const auto& [p, r] : start.files)
-    if (both(p)) before.files[p] = r;
-  for (const auto& [p, id] : start.claude_names)
-    if (both(p)) before.claude_names[p] = id;
-  for (const auto& r : start.repos)
-    if (both(r)) before.repos.push_back(r);
-  for (const auto& d : start.own_hook_dirs)
-    if (both(d)) before.own_hook_dirs.insert(d);
-  for (const auto& d : start.configured_hook_dirs)
-    if (both(d)) before.configured_hook_dirs.insert(d);
-  for (const auto& u : start.unchecked)
-    if (both(u)) before.unchecked.insert(u);
+  auto take_set = [&](auto& mine, const auto& theirs) {
+    std::erase_if(mine, both);
+    for (const auto& p : theirs)
+      if (both(p)) mine.insert(mine.end(), p);
+  };
+  take_map(before.files, start.files);
+  take_map(before.claude_names, start.claude_names);
+  take_set(before.repos, start.repos);
+  take_set(before.own_hook_dirs, start.own_hook_dirs);
+  take_set(before.configured_hook_dirs, start.configured_hook_dirs);
+  take_set(before.unchecked, start.unchecked);
   before.complete = before.complete && start.complete;
 }
 
@@ -400,45 +392,38 @@ bool audit_orphan(const Journal& j) {
 
 }  // namespace
 
-bool audit_orphans(const HostEnv& host, const cli::Options& o, const Launch& l) {
+bool audit_orphans(const HostEnv& host, const cli::Options& o, const Launch& l, StartJournals& sj) {
   if (!l.sandboxed || o.allow_protected_writes) return false;
-  const std::string root =
-      journal_root(host.home, host.get("XDG_STATE_HOME"), host.get("XDG_RUNTIME_DIR"), l.plan.writable_dirs, nullptr);
-  if (root.empty()) return false;
-  Journals found = read_journals(root);
+  sj.root =
+      journal_root(host.home, host.get("XDG_STATE_HOME"), host.get("XDG_RUNTIME_DIR"), l.plan.writable_dirs, &sj.why);
+  if (sj.root.empty()) return false;
+  Journals found = read_journals(sj.root);
+  for (const auto& b : found.bad) spdlog::warn("audit: {}/{} is not a journal blaude can read; left as it is", sj.root, b);
   bool changed = false;
   for (auto& j : found.orphaned) {
     changed |= audit_orphan(j);
-    remove_journal(root, j);
+    remove_journal(sj.root, j);
   }
+  sj.live = std::move(found.live);
   return changed;
 }
 
-AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launch& l) {
+AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launch& l, StartJournals sj) {
   AuditSession s;
   if (!l.sandboxed || o.allow_protected_writes) return s;
   std::vector<std::string> anchors = l.plan.writable_dirs;
   anchors.push_back(host.home);
   if (!o.tmp) anchors.push_back(host.cwd);
-  // Sessions that never finished first: their files are set back to their start before this
-  // session reads its own; and the start of the ones running now is this session's too.
-  std::string why;
-  s.journal_root =
-      journal_root(host.home, host.get("XDG_STATE_HOME"), host.get("XDG_RUNTIME_DIR"), l.plan.writable_dirs, &why);
-  Journals found;
+  // The sessions that never finished were audited by audit_orphans; the start of the ones
+  // running now is this session's too.
+  std::string why = sj.why;
+  s.journal_root = sj.root;
   if (s.journal_root.empty()) {
     // The home shared with the sandbox (or under /tmp) and no runtime dir: the audit at the end
     // still runs; only a session killed before it is not audited later. Logged, not printed at
     // every start of such a setup (docs/policy.md says so).
     spdlog::warn("audit: no journal: {}: the audit's baseline lives only in this process (a session killed "
                  "before its end is not audited later)", why);
-  } else {
-    found = read_journals(s.journal_root);
-    for (const auto& b : found.bad) spdlog::warn("audit: {}/{} is not a journal blaude can read; left as it is", s.journal_root, b);
-    for (auto& j : found.orphaned) {
-      audit_orphan(j);
-      remove_journal(s.journal_root, j);
-    }
   }
   for (auto& [path, kind] : claude_watched_files(host.home, host.get("CLAUDE_CONFIG_DIR"), o.tmp ? "" : host.cwd)) {
     // Only read here (the start is on the way to the child's exec); parsed at the end, and only
@@ -448,8 +433,8 @@ AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launc
   for (const auto& path : claude_watched_scripts(s.claude, host.home, o.tmp ? "" : host.cwd, l.plan.writable_dirs)) {
     s.claude.push_back(watch_claude(path, audit::ClaudeFile::Script, anchors));
   }
-  for (auto& w : s.claude) take_live_baseline(w, found.live);
-  for (auto& j : found.live)
+  for (auto& w : s.claude) take_live_baseline(w, sj.live);
+  for (auto& j : sj.live)
     if (j.git) s.running_git.emplace_back(j.git_walk, std::move(*j.git));
   if (!s.journal_root.empty()) {
     s.journal.roots = anchors;

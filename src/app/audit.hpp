@@ -63,12 +63,19 @@ struct AuditSession {
 // (and the one in $CLAUDE_CONFIG_DIR), the config dir's files of claude_code_entries()
 // (CLAUDE.md, scheduled tasks), the workspace's .claude/settings{,.local}.json and .mcp.json.
 // Off under --allow-protected-writes (the user turned the protections off).
-AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launch& l);
+// What a start found in the sessions dir (audit_orphans): the dir ("" and why, when there is
+// none blaude can trust) and the journals of the sessions running now.
+struct StartJournals {
+  std::string root, why;
+  std::vector<Journal> live;
+};
+AuditSession audit_begin(const HostEnv& host, const cli::Options& o, const Launch& l, StartJournals j);
 
-// Sessions that never finished (their journal left, its lock free): each audited against its
-// start and its journal removed, before anything of this session is read. true when that changed
-// a repository, which the launch's plan may have read (its identities): plan again then.
-bool audit_orphans(const HostEnv& host, const cli::Options& o, const Launch& l);
+// Reads the sessions dir once. Sessions that never finished (their journal left, its lock free):
+// each audited against its start and its journal removed, before anything of this session is
+// read. true when that changed a repository, which the launch's plan may have read (its
+// identities): plan again then.
+bool audit_orphans(const HostEnv& host, const cli::Options& o, const Launch& l, StartJournals& j);
 
 // A deferred plan's (launch.plan.deferred) snapshot, from its scan, once the scan is done: called
 // before anything in the sandbox can run (supervise's before_command). Before it the session

@@ -46,14 +46,11 @@ bool names_trigger(const char* name) {
 }  // namespace
 
 std::vector<audit::Finding> live_actionable(std::vector<audit::Finding> all, const std::vector<std::string>& roots) {
-  auto inside = [&](const std::string& p) {
-    return std::any_of(roots.begin(), roots.end(), [&](const std::string& r) { return is_under(p, r); });
-  };
   // A config outside the audited dirs is reached only through a pointer, which is moved aside.
   all.erase(std::remove_if(all.begin(), all.end(),
                            [&](const audit::Finding& f) {
                              return f.claude || (f.role != audit::Role::Config && f.role != audit::Role::Pointer) ||
-                                    f.act == audit::Act::None || !inside(f.path);
+                                    f.act == audit::Act::None || !is_under_any(f.path, roots);
                            }),
             all.end());
   return all;

@@ -55,14 +55,15 @@ Outcome run(const cli::Options& o) {
   if (auto f = prepare(std::get<Launch>(d))) return *f;
   // A session that never finished is audited first; when that changed a repository the plan
   // read, the plan is made again (the trust answer is recorded by now: nothing is asked twice).
-  if (audit_orphans(host, o, std::get<Launch>(d))) {
+  StartJournals journals;
+  if (audit_orphans(host, o, std::get<Launch>(d), journals)) {
     spdlog::info("planning again: the audit of a session that did not finish changed the workspace");
     d = decide_sandboxed(host, o, argv);
     if (auto* f = std::get_if<Failure>(&d)) return *f;
     if (auto f = prepare(std::get<Launch>(d))) return *f;
   }
   const Launch& launch = std::get<Launch>(d);
-  AuditSession audit = audit_begin(host, o, launch);  // before the child can change anything
+  AuditSession audit = audit_begin(host, o, launch, std::move(journals));  // before the child can change anything
   // A deferred plan's scan ends after bwrap's spawn: the repositories' snapshot is taken then,
   // still before anything in the sandbox runs (supervise's before_command).
   int rc = supervise(

@@ -39,10 +39,6 @@ std::string sanitize_config(std::string_view before, std::string_view after, std
 
 namespace {
 
-bool under_any(const std::string& p, const std::vector<std::string>& roots) {
-  return std::any_of(roots.begin(), roots.end(), [&](const std::string& r) { return is_under(p, r); });
-}
-
 // Fills f for a config file that is new or changed; false when nothing in it matters.
 bool judge_config(const FileRecord& rec, const FileRecord* old, Finding& f) {
   if (rec.kind == FileKind::Other || rec.too_big) {
@@ -61,7 +57,7 @@ bool judge_config(const FileRecord& rec, const FileRecord* old, Finding& f) {
 }
 
 bool judge_pointer(const FileRecord& rec, const AuditContext& ctx, Finding& f) {
-  if (rec.target.empty() || under_any(rec.target, ctx.roots)) return false;  // audited there
+  if (rec.target.empty() || is_under_any(rec.target, ctx.roots)) return false;  // audited there
   f.details.push_back("points git at " + rec.target + ", outside the directories the sandbox could write");
   f.act = Act::MoveAside;
   return true;

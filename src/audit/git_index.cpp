@@ -24,35 +24,31 @@ constexpr size_t kStatPart = 40;
 
 IndexGitlinks index_gitlinks(std::string_view data, size_t hash_len, size_t max_gitlinks) {
   IndexGitlinks out;
+  auto fail = [&out](std::string why) {
+    out.error = std::move(why);
+    return out;
+  };
   const auto* d = reinterpret_cast<const unsigned char*>(data.data());
   const size_t n = data.size();
-  if (n < 12 || std::memcmp(d, "DIRC", 4) != 0) {
-    out.error = "not a git index";
-    return out;
-  }
+  if (n < 12 || std::memcmp(d, "DIRC", 4) != 0)
+    return fail("not a git index");
   const uint32_t version = be32(d + 4);
-  if (version < 2 || version > 4) {
-    out.error = "index version " + std::to_string(version);
-    return out;
-  }
+  if (version < 2 || version > 4)
+    return fail("index version " + std::to_string(version));
   const uint32_t count = be32(d + 8);
   size_t at = 12;
   std::string previous;  // version 4: the path the next one is compressed against
   for (uint32_t i = 0; i < count; ++i) {
     const size_t start = at;
-    if (n - at < kStatPart + hash_len + 2) {
-      out.error = "entry " + std::to_string(i) + " is cut short";
-      return out;
-    }
+    if (n - at < kStatPart + hash_len + 2)
+      return fail("entry " + std::to_string(i) + " is cut short");
     const uint32_t mode = be32(d + at + 24);
     at += kStatPart + hash_len;
     const uint16_t flags = be16(d + at);
     at += 2;
     if (flags & kExtended) {
-      if (n - at < 2) {
-        out.error = "entry " + std::to_string(i) + " is cut short";
-        return out;
-      }
+      if (n - at < 2)
+        return fail("entry " + std::to_string(i) + " is cut short");
       at += 2;
     }
     const size_t flag_len = flags & kNameMask;
@@ -62,31 +58,23 @@ IndexGitlinks index_gitlinks(std::string_view data, size_t hash_len, size_t max_
       uint64_t strip = 0;
       int bytes = 0;
       for (;;) {
-        if (at >= n || ++bytes > 9) {
-          out.error = "entry " + std::to_string(i) + ": bad path prefix";
-          return out;
-        }
+        if (at >= n || ++bytes > 9)
+          return fail("entry " + std::to_string(i) + ": bad path prefix");
         const unsigned char c = d[at++];
         strip = (strip << 7) | (c & 127);
         if (!(c & 128)) break;
         ++strip;
       }
-      if (strip > previous.size()) {
-        out.error = "entry " + std::to_string(i) + ": path prefix longer than the previous path";
-        return out;
-      }
+      if (strip > previous.size())
+        return fail("entry " + std::to_string(i) + ": path prefix longer than the previous path");
       const size_t keep = previous.size() - size_t(strip);
       const void* nul = std::memchr(d + at, 0, n - at);
-      if (!nul) {
-        out.error = "entry " + std::to_string(i) + ": path not terminated";
-        return out;
-      }
+      if (!nul)
+        return fail("entry " + std::to_string(i) + ": path not terminated");
       size_t suffix = size_t(static_cast<const unsigned char*>(nul) - (d + at));
       if (flag_len != kNameMask) {
-        if (flag_len < keep || flag_len - keep > suffix) {
-          out.error = "entry " + std::to_string(i) + ": path length does not match";
-          return out;
-        }
+        if (flag_len < keep || flag_len - keep > suffix)
+          return fail("entry " + std::to_string(i) + ": path length does not match");
         suffix = flag_len - keep;
       }
       name = previous.substr(0, keep);
@@ -97,55 +85,39 @@ IndexGitlinks index_gitlinks(std::string_view data, size_t hash_len, size_t max_
       size_t len = flag_len;
       if (len == kNameMask) {
         const void* nul = std::memchr(d + at, 0, n - at);
-        if (!nul) {
-          out.error = "entry " + std::to_string(i) + ": path not terminated";
-          return out;
-        }
+        if (!nul)
+          return fail("entry " + std::to_string(i) + ": path not terminated");
         len = size_t(static_cast<const unsigned char*>(nul) - (d + at));
       }
-      if (n - at < len + 1) {
-        out.error = "entry " + std::to_string(i) + " is cut short";
-        return out;
-      }
+      if (n - at < len + 1)
+        return fail("entry " + std::to_string(i) + " is cut short");
       name.assign(reinterpret_cast<const char*>(d + at), len);
       // Padded with 1 to 8 NULs to a multiple of 8 from the entry's start.
       const size_t size = ((at - start) + len + 8) & ~size_t(7);
-      if (n - start < size) {
-        out.error = "entry " + std::to_string(i) + " is cut short";
-        return out;
-      }
+      if (n - start < size)
+        return fail("entry " + std::to_string(i) + " is cut short");
       at = start + size;
     }
     if ((mode & kTypeMask) == kGitlink) {
-      if (out.paths.size() >= max_gitlinks) {
-        out.error = "more than " + std::to_string(max_gitlinks) + " gitlinks";
-        return out;
-      }
+      if (out.paths.size() >= max_gitlinks)
+        return fail("more than " + std::to_string(max_gitlinks) + " gitlinks");
       out.paths.push_back(std::move(name));
     }
   }
   // Extensions: a 4-byte signature, a 32-bit size, the data; then the checksum.
   bool linked = false;
   while (n - at > hash_len) {
-    if (n - at - hash_len < 8) {
-      out.error = "an extension is cut short";
-      return out;
-    }
+    if (n - at - hash_len < 8)
+      return fail("an extension is cut short");
     const size_t size = be32(d + at + 4);
-    if (n - at - hash_len - 8 < size) {
-      out.error = "an extension is cut short";
-      return out;
-    }
+    if (n - at - hash_len - 8 < size)
+      return fail("an extension is cut short");
     if (std::memcmp(d + at, "link", 4) == 0) {
-      if (linked) {
-        out.error = "two split index links";
-        return out;
-      }
+      if (linked)
+        return fail("two split index links");
       linked = true;
-      if (size < hash_len) {
-        out.error = "a split index link is cut short";
-        return out;
-      }
+      if (size < hash_len)
+        return fail("a split index link is cut short");
       static const char hex[] = "0123456789abcdef";
       for (size_t k = 0; k < hash_len; ++k) {
         out.shared += hex[d[at + 8 + k] >> 4];
@@ -156,10 +128,8 @@ IndexGitlinks index_gitlinks(std::string_view data, size_t hash_len, size_t max_
     }
     at += 8 + size;
   }
-  if (n - at != hash_len) {
-    out.error = "no checksum";
-    return out;
-  }
+  if (n - at != hash_len)
+    return fail("no checksum");
   return out;
 }
 

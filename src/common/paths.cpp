@@ -62,6 +62,12 @@ bool is_under(std::string_view path, std::string_view prefix) {
   return path.size() == prefix.size() || path[prefix.size()] == '/';
 }
 
+bool is_under_any(std::string_view path, const std::vector<std::string>& prefixes) {
+  for (const auto& p : prefixes)
+    if (is_under(path, p)) return true;
+  return false;
+}
+
 std::string relative_to(std::string_view path, std::string_view prefix) {
   if (path.size() <= prefix.size()) return "";
   size_t skip = prefix == "/" ? 1 : prefix.size() + 1;

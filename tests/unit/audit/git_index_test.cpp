@@ -18,25 +18,17 @@
 #include "audit/report.hpp"
 #include "audit/walk.hpp"
 #include "catch.hpp"
+#include "git_sh.hpp"
 #include "temp_dir.hpp"
 
 using namespace blaude;
 using namespace blaude::audit;
 using blaude::testing::TempDir;
+using blaude::testing::sh;
+using blaude::testing::slurp;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string slurp(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-int sh(const std::string& cmd) {
-  return system(("env -i PATH=/usr/bin:/bin HOME=/nonexistent GIT_CONFIG_NOSYSTEM=1 sh -c " + sh_quote(cmd)).c_str());
-}
 
 // A repository at `dir` with one file, one gitlink (`sub`) and one entry that is intent-to-add
 // (version 3's extended flags), made by the real git with `init_opts` and `cfg` commands.

@@ -16,11 +16,14 @@
 #include "audit/report.hpp"
 #include "audit/walk.hpp"
 #include "catch.hpp"
+#include "git_sh.hpp"
 #include "temp_dir.hpp"
 
 using namespace blaude;
 using namespace blaude::audit;
 using blaude::testing::TempDir;
+using blaude::testing::sh;
+using blaude::testing::slurp;
 namespace fs = std::filesystem;
 
 namespace {
@@ -29,18 +32,6 @@ void write(const std::string& p, const std::string& text, mode_t mode = 0644) {
   fs::create_directories(fs::path(p).parent_path());
   std::ofstream(p, std::ios::binary) << text;
   chmod(p.c_str(), mode);
-}
-
-std::string slurp(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-int sh(const std::string& cmd) {
-  // No global or system git config: only what the test writes counts.
-  return system(("env -i PATH=/usr/bin:/bin HOME=/nonexistent GIT_CONFIG_NOSYSTEM=1 sh -c " + sh_quote(cmd)).c_str());
 }
 
 void git_init(const std::string& dir) { REQUIRE(sh("git init -q '" + dir + "'") == 0); }
