@@ -42,9 +42,10 @@ rpm: build
 	cd $(BUILD) && cpack -G RPM
 
 # Every test, in stages with their wall times printed at the end (scripts/test-all.sh): the
-# warning-free build and every unit and integration test; the ASan/UBSan build over the unit tests
-# and the `asan`-labelled integration tests; the POSIX-fallback build over the `posix`-labelled
-# ones; each fuzz target on its corpus. STAGES='suite asan' runs a subset.
+# warning-free build and every unit and integration test; the POSIX-fallback build over the unit
+# tests and the `posix`-labelled ones; the clang ASan/UBSan build over the unit tests and the
+# `asan`-labelled integration tests; each fuzz target (from that build) on its corpus.
+# STAGES='suite asan' runs a subset.
 test:
 	@BUILD=$(BUILD) JOBS=$(JOBS) CMAKE_FLAGS='$(CMAKE_FLAGS)' scripts/test-all.sh
 
@@ -84,4 +85,4 @@ bench: build
 	$(BUILD)/ptybench --blaude $(BUILD)/blaude $(BENCH_ARGS)
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-posix $(BUILD)-fuzz
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-posix

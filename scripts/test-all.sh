@@ -2,12 +2,13 @@
 # `make test`: every test, in stages, each stage's wall time printed at the end (also when a stage
 # fails), so that a stage that grows is seen the day it does. What runs where:
 #   build, suite   the warning-free release build; every unit and integration test (once)
-#   asan           a Debug ASan/UBSan build; the tests labelled `asan` (tests/CMakeLists.txt:
-#                  the unit tests and the integration tests of the host-side code it guards)
-#   posix          the portability check; a build with every POSIX fallback forced (the calls macOS
-#                  makes); the tests labelled `posix` (the unit tests and the integration tests
-#                  that go through a fallback)
-#   fuzz           each libFuzzer target on its checked-in corpus, two at a time
+#   asan           a clang ASan/UBSan build (-O1), which also holds the libFuzzer targets; the tests
+#                  labelled `asan` (tests/CMakeLists.txt: the unit tests and the integration tests
+#                  of the host-side code it guards)
+#   posix          the portability check; an unoptimised build with every POSIX fallback forced
+#                  (the calls macOS makes); the tests labelled `posix` (the unit tests and the
+#                  integration tests that go through a fallback)
+#   fuzz           each libFuzzer target (from the asan build) on its checked-in corpus, two at a time
 # Env: BUILD (build), JOBS (nproc), CMAKE_FLAGS, FUZZ_SECONDS (scripts/run-fuzzers.sh),
 #      STAGES (default "build suite asan posix fuzz": a subset runs only those, in that order).
 set -uo pipefail
@@ -15,7 +16,9 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 STAGES=${STAGES:-build suite asan posix fuzz}
-POSIX_FLAGS=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O2 -DNDEBUG' -DCMAKE_C_FLAGS_RELWITHDEBINFO='-O2 -DNDEBUG')
+# What the POSIX build tests is which calls run, not code generation (the release build's): -O0
+# and no debug info, the cheapest build (about half of -O2's time).
+POSIX_FLAGS=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG='-O0' -DCMAKE_C_FLAGS_DEBUG='-O0')
 # shellcheck disable=SC2206
 EXTRA=(${CMAKE_FLAGS:-})
 
@@ -58,26 +61,26 @@ build_release() {
     cmake --build "$BUILD" -j "$JOBS"
 }
 # Only what the labelled tests run: blaude, its exec shim and the unit tests.
-ASAN_TARGETS=(--target blaude --target blaude-exec --target unit_tests)
+TEST_TARGETS=(--target blaude --target blaude-exec --target unit_tests)
 # The test builds link the distribution's compiled spdlog and fmt: the release build's
 # header-only copies (chosen for start-up time) compile fmt's implementation in every file that
 # logs, about two thirds of such a file's compile time, for no difference the tests can see.
 TEST_BUILD=(-DBLAUDE_PREFER_STATIC=OFF)
+# One sanitizer build for the asan tests and the fuzzers: clang (libFuzzer's compiler), every
+# file instrumented for both (ASan/UBSan, and libFuzzer's coverage, which costs the tests little);
+# -O1 and line tables, what libFuzzer's docs run with: symbolised reports, a cheaper build than
+# two (one compile of the program instead of a gcc -O0 one and a clang one).
 build_asan() {
-  cmake -S . -B "$BUILD-asan" -DCMAKE_BUILD_TYPE=Debug -DBLAUDE_WERROR=ON -DBLAUDE_SANITIZE=ON "${TEST_BUILD[@]}" >/dev/null &&
-    cmake --build "$BUILD-asan" -j "$JOBS" "${ASAN_TARGETS[@]}"
+  CC=clang CXX=clang++ cmake -S . -B "$BUILD-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLAUDE_WERROR=ON \
+    -DBLAUDE_SANITIZE=ON -DBLAUDE_FUZZ=ON "${TEST_BUILD[@]}" \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O1 -gline-tables-only' -DCMAKE_C_FLAGS_RELWITHDEBINFO='-O1 -gline-tables-only' >/dev/null &&
+    cmake --build "$BUILD-asan" -j "$JOBS" "${TEST_TARGETS[@]}" --target fuzz_all
 }
 build_posix() {
-  cmake -S . -B "$BUILD-posix" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${POSIX_FLAGS[@]}" -DBLAUDE_WERROR=ON \
+  cmake -S . -B "$BUILD-posix" "${POSIX_FLAGS[@]}" -DBLAUDE_WERROR=ON \
     -DBLAUDE_POSIX_FALLBACKS=ON "${TEST_BUILD[@]}" "${EXTRA[@]}" >/dev/null &&
     JOBS=$JOBS scripts/portability-check.sh "$BUILD-posix" &&
-    cmake --build "$BUILD-posix" -j "$JOBS" "${ASAN_TARGETS[@]}"
-}
-# -O1 and line tables: what libFuzzer's docs run with; symbolised reports, a cheaper build.
-build_fuzz() {
-  CC=clang CXX=clang++ cmake -S . -B "$BUILD-fuzz" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLAUDE_FUZZ=ON "${TEST_BUILD[@]}" \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O1 -gline-tables-only -DNDEBUG' -DCMAKE_C_FLAGS_RELWITHDEBINFO='-O1 -gline-tables-only -DNDEBUG' >/dev/null &&
-    cmake --build "$BUILD-fuzz" -j "$JOBS" --target fuzz_all
+    cmake --build "$BUILD-posix" -j "$JOBS" "${TEST_TARGETS[@]}"
 }
 # Each ctest run's summary line is kept for the total at the end.
 COUNTS=$(mktemp)
@@ -98,23 +101,34 @@ deps() {
   echo "warning: Claude Code could not be installed; the *_claude_real tests will fail" >&2
 }
 # The suite waits on terminals, sandboxes and timers far more than it computes (about a third of
-# two cores): the test builds compile beside it, one after another, each into its own log. That
-# is also load the suite must pass under. Their times are recorded as stages of their own.
+# two cores): the test builds compile beside it, one after another, each into its own log, and
+# the tests of the first build run while the second one compiles. That is also load the tests
+# must pass under. The builds' times are recorded as stages of their own, and so is each wait.
+# POSIX first: its build is the shorter, so its tests start sooner; the sanitizer build (which
+# the fuzzers also need) then compiles beside them.
 SIDE=$(mktemp -d)
+side_list=()
+wants posix && side_list+=(posix)
+{ wants asan || wants fuzz; } && side_list+=(asan)
 side_builds() {
   local b t0 rc
-  for b in asan posix fuzz; do
-    wants "$b" || continue
+  for b in "${side_list[@]}"; do
     t0=$(date +%s)
     "build_$b" >"$SIDE/$b.log" 2>&1; rc=$?
     echo "$b-build $(( $(date +%s) - t0 )) $rc" >>"$SIDE/done"
     [ "$rc" -eq 0 ] || return "$rc"
   done
 }
-# side_result NAME: the side build's recorded stage; its log's tail when it failed.
-side_result() {
-  local line n t rc
-  line=$(grep "^$1-build " "$SIDE/done" 2>/dev/null) || return 1
+# test_build NAME: the build NAME's stage: built here, or (with the side builds) waited for, the
+# wait recorded, then its recorded time, and its log's tail when it failed.
+test_build() {
+  local line n t rc t0
+  if ! $side; then stage "$1-build" "build_$1"; return; fi
+  t0=$(date +%s)
+  while ! grep -q "^$1-build " "$SIDE/done" 2>/dev/null && kill -0 "$side_pid" 2>/dev/null; do sleep 2; done
+  names+=("(waiting)"); secs+=($(( $(date +%s) - t0 ))); results+=("for the $1 build")
+  line=$(grep "^$1-build " "$SIDE/done" 2>/dev/null) || {
+    names+=("$1-build (beside)"); secs+=(0); results+=("FAILED (the side builds ended without it)"); exit 1; }
   read -r n t rc <<<"$line"
   names+=("$n (beside)"); secs+=("$t")
   if [ "$rc" -ne 0 ]; then
@@ -128,27 +142,17 @@ side_result() {
 stage deps deps
 wants build && stage build build_release
 side=false
-if wants suite && { wants asan || wants posix || wants fuzz; }; then
+if wants suite && [ ${#side_list[@]} -gt 0 ]; then
   side=true
   side_builds &
   side_pid=$!
 fi
 wants suite && stage suite ctest_in "$BUILD"
-if $side; then
-  t0=$(date +%s)
-  wait "$side_pid"
-  names+=("(waiting)"); secs+=($(( $(date +%s) - t0 ))); results+=("for the builds beside the suite")
-fi
-if wants asan; then
-  if $side; then side_result asan; else stage asan-build build_asan; fi
-  stage asan-tests ctest_in "$BUILD-asan" -L '^asan$'
-fi
 if wants posix; then
-  if $side; then side_result posix; else stage posix-build build_posix; fi
+  test_build posix
   stage posix-tests ctest_in "$BUILD-posix" -L '^posix$'
 fi
-if wants fuzz; then
-  if $side; then side_result fuzz; else stage fuzz-build build_fuzz; fi
-  stage fuzz-run scripts/run-fuzzers.sh "$BUILD-fuzz"
-fi
+if wants asan || wants fuzz; then test_build asan; fi
+wants asan && stage asan-tests ctest_in "$BUILD-asan" -L '^asan$'
+wants fuzz && stage fuzz-run scripts/run-fuzzers.sh "$BUILD-asan"
 exit 0

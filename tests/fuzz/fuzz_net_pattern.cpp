@@ -25,7 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto again = parse_pattern(pat->text());
     if (!std::holds_alternative<Pattern>(again) || std::get<Pattern>(again) != *pat) die("round trip");
     if (pat->kind == Pattern::Kind::Subdomains) {
-      Policy pol{{Rule{*pat, Origin::CommandLine, ""}}};
+      Policy pol;
+      pol.rules.push_back(Rule{*pat, Origin::CommandLine, ""});
       Target base{std::get<Host>(parse_host(pat->name)), pat->port.value_or(443)};
       if (decide_name(pol, base).allowed) die("*.x matched x");
     }

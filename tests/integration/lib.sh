@@ -56,9 +56,13 @@ check_eq() { # check_eq "description" expected actual
 not() { ! "$@"; }
 skip() { echo "SKIP: $*"; exit 77; }
 # True for a sanitizer build of blaude (make asan): every start is slower, so launch-heavy tests
-# run fewer launches there (saying so); the release and POSIX suites run the full count.
+# run fewer launches there (saying so); the release and POSIX suites run the full count. The
+# build's cache says so; clang links ASan's runtime statically, so ldd shows it only for gcc's.
 # (Not `ldd | grep -q`: under pipefail grep's early exit can fail ldd with SIGPIPE.)
-blaude_sanitized() { case "$(ldd "$BLAUDE" 2>/dev/null)" in *libasan*) return 0 ;; *) return 1 ;; esac; }
+blaude_sanitized() {
+  grep -q '^BLAUDE_SANITIZE:BOOL=ON' "${BLAUDE_BUILD:-$(dirname "$BLAUDE")}/CMakeCache.txt" 2>/dev/null && return 0
+  case "$(ldd "$BLAUDE" 2>/dev/null)" in *libasan*) return 0 ;; *) return 1 ;; esac
+}
 # Prerequisites. `make test` installs every tool the suite uses (scripts/deps.sh test) and builds
 # every target, so a missing one is a broken setup: `missing` fails, in CI and everywhere else.
 missing() { echo "FAIL: prerequisite missing: $* (run scripts/deps.sh test, or make test)"; exit 1; }

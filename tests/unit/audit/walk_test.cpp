@@ -186,7 +186,10 @@ TEST_CASE("audit: a linked worktree and submodule gitdirs are covered", "[audit]
   write(w + "/.git/modules/lib/sub/HEAD", "ref: refs/heads/main\n");
   write(w + "/.git/modules/lib/sub/config", "[core]\n");
   Snapshot before = take_snapshot(input(w));
-  write(w + "/.git/worktrees/wt2/config.worktree", "[core]\n\thooksPath = /tmp\n");
+  // A dir of the test's own: the walk reads every file in a hooks dir, and the shared /tmp of a
+  // loaded machine (a CI run's) can hold enough to spend the walk's deadline there.
+  fs::create_directories(t.path + "/elsewhere");
+  write(w + "/.git/worktrees/wt2/config.worktree", "[core]\n\thooksPath = " + t.path + "/elsewhere\n");
   write(w + "/.git/modules/lib/sub/config", "[core]\n\teditor = evil\n");
   std::vector<Finding> f;
   run_audit(before, w, f);

@@ -114,7 +114,7 @@ TEST_CASE("term skim: a window stops where the bytes are not what it takes", "[t
   std::string w = "\x1b[1;31mred\x1b[0m \x1b[5;5H\x1b[?25l" + std::string(64, 'x');
   Window a = skim(w.data());
   CHECK(a.stop == w.find("\x1b[?25l"));
-  CHECK(a.sgr == ((uint64_t{1} << w.find('m')) | (uint64_t{1} << w.find("0m") + 1)));
+  CHECK(a.sgr == ((uint64_t{1} << w.find('m')) | (uint64_t{1} << (w.find("0m") + 1))));
   CHECK(skim(std::string(64, 'x').data()).stop == 64);
 }
 
