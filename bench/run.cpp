@@ -245,7 +245,7 @@ int run_bench(Config& c, const std::string& cmdline) {
   latencies(c, r);
   // Starts without the spinners: with them every variant's start measured ~2x slower and noisier,
   // direct's own included (time to first output 1.88 -> 3.76 ms, script 5.39 -> 10.95, the relay
-  // 3.52 -> 8.31; session 14, docs/PERFORMANCE.md). A start is process creations and execs on a
+  // 3.52 -> 8.31). A start is process creations and execs on a
   // VM whose vCPUs then look busy, not a stream of per-chunk wake-ups (what the spinners are for).
   awake.reset();
   starts(c, r);

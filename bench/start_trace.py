@@ -3,7 +3,7 @@
 # sched_process_exec/fork/exit, the pivot_root/setns/umount syscalls), without ptrace: strace's
 # stops distort a 20 ms start several times over. Runs `blaude --no-clipboard --exec true` as uid
 # 65534 in TREE, interleaved over the builds, and prints the median of each phase: blaude's exec
-# to its first fork (the protect helper on main before session 7, bwrap's spawn after), that to
+# to its first fork (bwrap's spawn, or a helper forked before it), that to
 # bwrap's exec, bwrap's exec to its sandbox clone, to the first pivot_root, bwrap's mounts (to the
 # helper's setns), the helper's mounts (to its exit), the umount2 calls, the helper's exit to the
 # shim's exec, the shim, the total to the command's exec, and after it: the command itself (true),

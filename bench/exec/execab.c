@@ -1,7 +1,7 @@
 // execab: two commands' process starts, A/B, alternating run by run (A,B then B,A), each spawned
 // with posix_spawn and reaped with waitpid; prints each command's median wall time and the median
-// (quartiles) of the per-pair ratios B / A. For the cost of starting a binary (session 14: the
-// CPUID constructors), where hyperfine would run all of A before all of B on a noisy machine.
+// (quartiles) of the per-pair ratios B / A. For the cost of starting a binary (library
+// constructors that probe the CPU, say), where hyperfine would run all of A before all of B on a noisy machine.
 // Usage: build/execab N CMD_A ARGS... -- CMD_B ARGS...   (absolute paths; output discarded)
 #include <fcntl.h>
 #include <spawn.h>

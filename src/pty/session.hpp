@@ -18,8 +18,8 @@ struct SessionLimits {
   size_t out_high = 192 * 1024;      // stop reading the master at this many queued bytes
   // Resume reading below this: close under out_high, so that a terminal wake-up that writes
   // also reads the master, and both halves of the pipeline stay busy instead of alternating a
-  // drain phase and a refill phase (64 KiB until session 12: ~5% less throughput on an idle
-  // machine, docs/PERFORMANCE.md "Session 12").
+  // drain phase and a refill phase (a 64 KiB gap measured ~5% less throughput on an idle
+  // machine).
   size_t out_low = 180 * 1024;
   size_t out_paced = 32 * 1024;      // terminal full and this much queued: read when it drains
   size_t in_capacity = 64 * 1024;    // terminal → child queue

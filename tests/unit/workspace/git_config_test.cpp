@@ -55,8 +55,8 @@ TEST_CASE("git config: a malformed header never lends its keys to the section be
 }
 
 TEST_CASE("git config: the sandbox's view is the one parser's entries, up to where git gives up") {
-  // git stops at line 3 ("bad config line 3") and runs nothing past it; the old skipping reader
-  // (session 5) took the hooksPath after the bad line, one git never reads.
+  // git stops at line 3 ("bad config line 3") and runs nothing past it; a reader that skips
+  // bad lines would take the hooksPath after it, one git never reads.
   const char* text = "[core]\nhooksPath = a\n= junk\nhooksPath = b\n";
   const auto parsed = blaude::parse_git_config(text);
   CHECK(parsed.error_line == 3);
