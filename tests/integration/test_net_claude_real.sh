@@ -28,10 +28,13 @@ wait_until test -s "$T_DIR/api.port"
 API="http://127.0.0.1:$(cat "$T_DIR/api.port")"
 log "fake API at $API, claude $(as_nobody env HOME="$T_DIR" "$CLAUDE_BIN" --version 2>/dev/null)"
 
-# claude as the user would start it: an API key and a base URL in the environment.
-claude_run() {  # claude_run OUTFILE BLAUDE-ARGS...
+# claude as the user would start it: an API key and a base URL in the environment. A run that
+# must fail sets RETRIES=0: Claude Code retries an unreachable API about ten times with backoff
+# (a minute or more each), and CLAUDE_CODE_MAX_RETRIES (passed into the sandbox) turns that off.
+claude_run() {  # [RETRIES=N] claude_run OUTFILE BLAUDE-ARGS...
   local out=$1; shift
   (cd "$T_DIR/proj" && as_nobody env -i HOME="$T_DIR/home" PATH="$CLAUDE_DIR:/usr/bin:/bin" LANG=C.UTF-8 \
+    ${RETRIES:+CLAUDE_CODE_MAX_RETRIES=$RETRIES} \
     TERM=xterm-256color ANTHROPIC_BASE_URL="$API" ANTHROPIC_API_KEY=sk-ant-fake-0000 \
     timeout 240 "$BLAUDE" "$@" -p "Run the scripted command." </dev/null >"$out" 2>"$out.err")
 }
@@ -73,7 +76,7 @@ mkdir -p "$T_DIR/home/.config/blaude"
 printf 'no-default-domains\n' >"$T_DIR/home/.config/blaude/policy"
 chown -R 65534:65534 "$T_DIR/home/.config"
 set +e
-claude_run "$T_DIR/nodef.out" --allow-domain registry.npmjs.org
+RETRIES=0 claude_run "$T_DIR/nodef.out" --allow-domain registry.npmjs.org
 n_rc=$?
 set -e
 check "control: without the defaults claude fails" test "$n_rc" -ne 0
@@ -97,7 +100,7 @@ check "... the proxy allowed it by the default rule" \
 rm -f "$T_DIR/proj/tool-out.txt"
 printf 'no-default-domains\n' >"$T_DIR/home/.config/blaude/policy"
 set +e
-claude_run "$T_DIR/hostip-nodef.out" --allow-domain registry.npmjs.org
+RETRIES=0 claude_run "$T_DIR/hostip-nodef.out" --allow-domain registry.npmjs.org
 hn_rc=$?
 set -e
 check "control: without the defaults it fails" test "$hn_rc" -ne 0
