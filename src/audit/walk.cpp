@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <chrono>
 #include <map>
 #include <cstring>
@@ -71,7 +72,9 @@ constexpr off_t kMaxDigest = 16 << 20;
 // `keep_text` with `want_digest`: the first kMaxContent bytes are kept in content too (a hook's
 // text, to see which hook manager it runs).
 // `follow` false: a link is not read through (what a runner reads is taken as it is).
-Read read_file(int dirfd, const std::string& name, bool want_digest, bool keep_text = false, bool follow = true) {
+// `budget`: the bytes the walk may still digest (WalkInput::digest_budget), charged here.
+Read read_file(int dirfd, const std::string& name, bool want_digest, bool keep_text = false, bool follow = true,
+               uint64_t* budget = nullptr) {
   Read r;
   struct stat lst;
   if (::fstatat(dirfd, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) != 0) return r;
@@ -91,12 +94,13 @@ Read read_file(int dirfd, const std::string& name, bool want_digest, bool keep_t
     return r;
   }
   std::unique_ptr<Sha256> md(want_digest ? new Sha256 : nullptr);
-  if (md && st.st_size > kMaxDigest) {
+  if (md && (st.st_size > kMaxDigest || (budget && uint64_t(st.st_size) > *budget))) {
     // Not read: identified by what only a write can change (the kernel sets ctime).
     r.digest = "large:" + std::to_string(st.st_size) + ":" + std::to_string(st.st_ino) + ":" +
                std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec);
     return r;
   }
+  if (md && budget) *budget -= uint64_t(st.st_size);
   char buf[65536];
   for (;;) {
     ssize_t n = ::read(fd.get(), buf, sizeof buf);
@@ -497,7 +501,7 @@ private:
       if (entries.size() > 200) entries.resize(200);
       for (const auto& e : entries) {
         if (e.type != DT_REG) continue;
-        Read r = read_file(fd.get(), e.name, true, true, false);
+        Read r = read_file(fd.get(), e.name, false, false, false);  // its first kMaxContent bytes
         for (auto m : hook_managers(r.content)) it->second.insert(m);
       }
     }
@@ -522,6 +526,9 @@ private:
     if (!fd) return;
     constexpr size_t kMaxHooks = 1000;
     auto entries = list_dir(fd.get(), buf_);
+    // In byte order, so that the same dir gives the same record (which entries are read, which
+    // are digested within the budget), whatever order the filesystem lists it in.
+    std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) { return x.name < y.name; });
     if (entries.size() > kMaxHooks) {
       stopped_at(path + " (a hooks dir with " + std::to_string(entries.size()) + " entries; read " +
                  std::to_string(kMaxHooks) + ")");
@@ -530,7 +537,7 @@ private:
     for (const auto& e : entries) {
       if (e.type == DT_DIR || ends_with(e.name, ".sample")) continue;
       const std::string p = path + "/" + e.name;
-      Read r = read_file(fd.get(), e.name, true, true);
+      Read r = read_file(fd.get(), e.name, true, true, true, &digest_left_);
       if (!r.exists) continue;
       for (auto m : hook_managers(r.content)) {
         dir_managers_[path].insert(m);
@@ -586,7 +593,7 @@ private:
       ssize_t n = ::readlinkat(dirfd, name.c_str(), buf, sizeof buf);
       if (n > 0) rec.link.assign(buf, size_t(n));
     } else if (S_ISREG(st.st_mode)) {
-      Read r = read_file(dirfd, name, true, false, false);
+      Read r = read_file(dirfd, name, true, false, false, &digest_left_);
       rec.digest = r.digest;
     } else if (S_ISDIR(st.st_mode)) {
       rec.kind = FileKind::Dir;
@@ -638,7 +645,7 @@ private:
             line += "large:" + std::to_string(st.st_size) + ":" + std::to_string(st.st_ino) + ":" +
                     std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec);
           } else {
-            Read r = read_file(d.fd->get(), e.name, true, false, false);
+            Read r = read_file(d.fd->get(), e.name, true, false, false, &digest_left_);
             bytes += size_t(st.st_size);
             line += r.kind == FileKind::File ? r.digest : "changed while read";
           }
@@ -728,6 +735,7 @@ private:
   const WalkInput& in_;
   std::vector<Pending> unwalked_;
   Clock::time_point start_, deadline_;
+  uint64_t digest_left_ = in_.digest_budget;
   Snapshot snap_;
   std::set<std::string> gitdirs_, hookdirs_;
   std::set<std::pair<std::string, std::string>> trees_;           // (work tree, its gitdir)

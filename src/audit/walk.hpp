@@ -4,6 +4,7 @@
 // stops early says where (Snapshot::complete, not_reached). Never follows a symlink while
 // walking; follows git's own redirections (gitdir:, commondir, includes, hooksPath) to read.
 #pragma once
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -28,6 +29,12 @@ struct WalkInput {
   // judged at the start (git never writes a bad one; the user's are not the agent's) and is not
   // read again. Not owned; null: every index is read.
   const std::map<std::string, std::string>* known_indexes = nullptr;
+  // What the walk digests in all (hook files, git's operation state), whatever the files: past
+  // it a file is identified by size, inode and ctime, as one over 16 MiB always is. The files
+  // are the agent's to choose (a hooksPath may name a dir it filled), and the walk's one deadline
+  // must be spent reaching every repository, not hashing. A file digested before the session
+  // and identified after it counts as changed (moved aside, with its undo line).
+  uint64_t digest_budget = uint64_t(64) << 20;
 };
 
 // What an earlier walk of `root` (the sandbox probe's, moments before) found: every `.git` entry
