@@ -62,9 +62,9 @@ build_release() {
 }
 # Only what the labelled tests run: blaude, its exec shim and the unit tests.
 TEST_TARGETS=(--target blaude --target blaude-exec --target unit_tests)
-# The test builds link the distribution's compiled spdlog and fmt: the release build's
-# header-only copies (chosen for start-up time) compile fmt's implementation in every file that
-# logs, about two thirds of such a file's compile time, for no difference the tests can see.
+# The test builds link the distribution's shared spdlog and fmt: the release build's static copy
+# (chosen for start-up time; header-only where src/common/impl/spdlog_fmt.cpp does not know the
+# versions) makes no difference the tests can see.
 TEST_BUILD=(-DBLAUDE_PREFER_STATIC=OFF)
 # One sanitizer build for the asan tests and the fuzzers: clang (libFuzzer's compiler), every
 # file instrumented for both (ASan/UBSan, and libFuzzer's coverage, which costs the tests little),

@@ -69,6 +69,13 @@ struct Read {
 
 constexpr off_t kMaxDigest = 16 << 20;
 
+// A file the walk does not read, identified by what only a write can change (the kernel sets
+// ctime): in place of a digest.
+std::string large_identity(const struct stat& st) {
+  return "large:" + std::to_string(st.st_size) + ":" + std::to_string(st.st_ino) + ":" +
+         std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec);
+}
+
 // `keep_text` with `want_digest`: the first kMaxContent bytes are kept in content too (a hook's
 // text, to see which hook manager it runs).
 // `follow` false: a link is not read through (what a runner reads is taken as it is).
@@ -95,9 +102,7 @@ Read read_file(int dirfd, const std::string& name, bool want_digest, bool keep_t
   }
   std::unique_ptr<Sha256> md(want_digest ? new Sha256 : nullptr);
   if (md && (st.st_size > kMaxDigest || (budget && uint64_t(st.st_size) > *budget))) {
-    // Not read: identified by what only a write can change (the kernel sets ctime).
-    r.digest = "large:" + std::to_string(st.st_size) + ":" + std::to_string(st.st_ino) + ":" +
-               std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec);
+    r.digest = large_identity(st);
     return r;
   }
   if (md && budget) *budget -= uint64_t(st.st_size);
@@ -642,8 +647,7 @@ private:
         std::string line = rel + '\0' + std::to_string(st.st_mode) + '\0';
         if (S_ISREG(st.st_mode)) {
           if (st.st_size > kMaxDigest || bytes + size_t(st.st_size) > kMaxBytes) {
-            line += "large:" + std::to_string(st.st_size) + ":" + std::to_string(st.st_ino) + ":" +
-                    std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec);
+            line += large_identity(st);
           } else {
             Read r = read_file(d.fd->get(), e.name, true, false, false, &digest_left_);
             bytes += size_t(st.st_size);
