@@ -5,14 +5,14 @@
 set -euo pipefail
 what=${1:-build}
 
-deb_build=(g++ cmake make pkg-config libuv1-dev libutf8proc-dev libspdlog-dev
+deb_build=(g++ cmake make pkg-config libuv1-dev libutf8proc-dev libspdlog-dev libseccomp-dev
            nlohmann-json3-dev catch2 bubblewrap)
 deb_test=(tmux xclip xsel xvfb xterm kitty asciinema util-linux procps clang libclang-rt-14-dev nodejs npm
           python3 xauth meson libcap-dev patch git
           curl openssl x11-utils dbus-daemon dbus-bin iproute2  # the network tests
           lintian rpm dpkg-dev fish zsh bash-completion man-db bsdextrautils openssh-client
           keyutils gnupg)  # keyctl: test_escapes_ipc; gpg, gpgconf, gpg-agent: test_escapes_gpg
-rpm_build=(gcc-c++ cmake make pkgconf-pkg-config libuv-devel utf8proc-devel spdlog-devel
+rpm_build=(gcc-c++ cmake make pkgconf-pkg-config libuv-devel utf8proc-devel spdlog-devel libseccomp-devel
            json-devel catch2-devel bubblewrap)
 rpm_test=(tmux xclip xsel xorg-x11-server-Xvfb xterm kitty asciinema util-linux procps-ng clang compiler-rt
           nodejs npm python3 meson libcap-devel patch git

@@ -46,6 +46,7 @@ sandbox::SandboxRequest sandbox_request(const cli::Options& o, const std::vector
   r.tmp = o.tmp;
   r.clear_tmp = o.clear_tmp;
   r.allow_protected_writes = o.allow_protected_writes;
+  r.nested_sandbox = o.nested_sandbox;
   return r;
 }
 
@@ -94,6 +95,7 @@ std::optional<Failure> trust_gate(const HostEnv& host, const cli::Options& o, sa
   req.grants = std::move(g.loaded.grants);
   if (project_file) *project_file = g.loaded.project_file;
   if (no_default_domains) *no_default_domains = g.loaded.user.no_default_domains;
+  if (!g.loaded.user.nested_sandbox.empty()) req.nested_sandbox = true;
   if (g.to_record) {
     l.gate = gate;
     l.trust_answer = std::move(g.to_record);

@@ -5,6 +5,7 @@
 #include "common/shell_quote.hpp"
 #include "sandbox/bwrap/probe/confine.hpp"
 #include "sandbox/bwrap/plan/format.hpp"
+#include "sandbox/bwrap/plan/syscall_table.hpp"
 #include "sandbox/seatbelt/launch.hpp"
 
 namespace blaude::app {
@@ -59,6 +60,7 @@ void report(const Launch& l, const cli::Options& o) {
   } else if (o.dry_run) {
     std::fputs(format_preparations(l.plan.preparations).c_str(), stdout);
     std::fputs(sandbox::bwrap::format_confinement(l.plan.confine).c_str(), stdout);
+    std::fputs(sandbox::bwrap::format_syscall_filter(l.plan.syscalls).c_str(), stdout);
     std::fputs(sandbox::bwrap::format_command(l.plan).c_str(), stdout);
   } else if (o.debug) {
     std::fputs(sandbox::bwrap::format_command(l.plan).c_str(), stderr);

@@ -73,7 +73,7 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const
     } catch (const sandbox::bwrap::HeldPathChanged& e) {
       print(Failure{std::string("the sandbox did not start: ") + e.what(), kChangedHint});
       return 1;
-    } catch (const std::system_error& e) {
+    } catch (const std::exception& e) {  // a memfd (std::system_error), the syscall filter
       print(Failure{std::string("cannot prepare the sandbox: ") + e.what(), ""});
       return 1;
     }

@@ -96,6 +96,13 @@ constexpr OptionSpec kOptions[] = {
      .help = "empty tmpfs /tmp instead of the host's /tmp"},
     {.name = "--allow-protected-writes", .flag = &Options::allow_protected_writes,
      .help = "allow writes to protected files (.git/hooks, .bashrc, ...)"},
+    {.name = "--nested-sandbox", .flag = &Options::nested_sandbox,
+     .help = "let programs inside make sandboxes of their own (user namespaces)",
+     .man = "Let programs inside the sandbox make namespaces of their own: Claude Code's /sandbox, "
+            "bubblewrap, Chromium's and Playwright's sandboxes. The syscall filter then allows "
+            "user namespaces, setns and the mount calls (in those namespaces only; the sandbox's "
+            "own mounts stay as they are). Off by default: a user namespace is the way in to most "
+            "of the kernel's privileged interfaces."},
     {.name = "--debug", .flag = &Options::debug, .help = "show the sandbox command; verbose log"},
     {.name = "--dry-run", .flag = &Options::dry_run,
      .help = "show the command without running it",

@@ -52,6 +52,7 @@ struct Options {
   bool tmp = false;
   bool clear_tmp = false;
   bool allow_protected_writes = false;
+  bool nested_sandbox = false;
   bool debug = false;
   bool dry_run = false;
   bool no_clipboard = false;

@@ -11,6 +11,7 @@
 #include "inside/shim_isolation.hpp"
 #include "pty/spawn.hpp"
 #include "sandbox/bwrap/run/mount_checks.hpp"
+#include "sandbox/launch_plan.hpp"
 
 extern char** environ;
 
@@ -40,7 +41,9 @@ int exec_shim(int argc, char** argv, bool on_pty) {
     }
     ::unsetenv(sandbox::bwrap::kChecksEnv);
   }
-  nest_landlock_domain();
+  const bool nested = std::getenv(sandbox::kNestedSandboxEnv) != nullptr;
+  if (nested) ::unsetenv(sandbox::kNestedSandboxEnv);
+  nest_landlock_domain(nested);
   const char* path = std::getenv("PATH");
   pty::Resolved r = pty::resolve_command(argv[0], path ? path : "/usr/local/bin:/usr/bin:/bin");
   if (r.exit_code) {

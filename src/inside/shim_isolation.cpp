@@ -48,17 +48,19 @@ bool take_foreground(int tty_fd) {
 #ifndef __linux__
 // The exec shim runs only inside bwrap (Linux): a Seatbelt launch execs the command directly under
 // sandbox-exec, and macOS has no Landlock. Off Linux this is compiled and says "not here".
-int nest_landlock_domain() { return ENOSYS; }
+int nest_landlock_domain(bool) { return ENOSYS; }
 #else
-int nest_landlock_domain() {
-  if (syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION) < 1)
-    return errno ? errno : EOPNOTSUPP;
+int nest_landlock_domain(bool nested) {
+  const long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  if (abi < 1) return errno ? errno : EOPNOTSUPP;
+  if (nested && abi < 6) return ENOTSUP;
   // A ruleset must handle something: LANDLOCK_ACCESS_FS_MAKE_BLOCK, with no rule, denies mknod of
   // block devices, which a process without CAP_MKNOD in bwrap's user namespace cannot do anyway.
   // Not LANDLOCK_SCOPE_SIGNAL: the command may kill the proxy relay (its own network; net's
   // design), and it cannot name bwrap, whose pid has no number in the sandbox's pid namespace,
   // nor stop the init, which ignores signals from inside its namespace that it has no handler for.
-  RulesetAttr attr{LANDLOCK_ACCESS_FS_MAKE_BLOCK, 0, 0};
+  const RulesetAttr attr = nested ? RulesetAttr{0, 0, 1 /* LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET */}
+                                  : RulesetAttr{LANDLOCK_ACCESS_FS_MAKE_BLOCK, 0, 0};
   long fd = syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
   if (fd < 0) return errno;
   int err = 0;

@@ -20,6 +20,10 @@ bool take_foreground(int tty_fd);
 // A Landlock domain nested in bwrap's: the kernel then refuses ptrace (and /proc/PID/mem, environ)
 // of every process outside it, the sandbox's init first. It restricts nothing else (the only file right it handles, making block devices, no process
 // in the sandbox has). Returns 0, or the errno (ENOSYS/EOPNOTSUPP: no Landlock on this kernel).
-int nest_landlock_domain();
+// For nested sandboxes (`nested`), whose mounts a domain that handles any file access would
+// refuse, the domain scopes abstract unix sockets instead (Landlock ABI 6; nothing the sandbox
+// runs outside the command's tree listens on one); on an older kernel there is none (ENOTSUP),
+// and the init can be traced: a nested sandbox is the user's choice of a weaker one.
+int nest_landlock_domain(bool nested = false);
 
 }  // namespace blaude::inside

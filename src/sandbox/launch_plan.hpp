@@ -142,6 +142,19 @@ struct Confinement {
   bool empty() const { return !fresh_keyring && !landlock_scopes && overlays.empty(); }
 };
 
+// The syscall filter bwrap loads into the sandbox (--seccomp FD) just before the command: what
+// the planner decided; the table is bwrap/plan/syscall_table.hpp, the BPF program is compiled at
+// launch (bwrap/run/syscall_filter.hpp).
+// Set with bwrap's --setenv when nested sandboxes are on, for the exec shim (which unsets it):
+// its own Landlock domain must then not be one that handles file access, because the kernel
+// refuses every mount to a process in such a domain, a nested sandbox's too.
+inline constexpr const char* kNestedSandboxEnv = "BLAUDE_NESTED_SANDBOX";
+
+struct SyscallFilter {
+  bool on = false;
+  bool nested = false;  // namespaces inside (nested sandboxes): the namespace and mount rows are lifted
+};
+
 struct LaunchPlan {
   std::vector<std::string> argv;
   std::vector<DataFd> data_fds;
@@ -160,6 +173,7 @@ struct LaunchPlan {
   std::vector<HeldPath> held;
   // By-path mounts the exec shim re-checks before the command runs (empty: none, or no shim).
   std::vector<MountCheck> checks;
+  SyscallFilter syscalls;
 };
 
 }  // namespace blaude::sandbox

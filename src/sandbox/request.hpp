@@ -53,6 +53,9 @@ struct SandboxRequest {
   bool aws = false;       // ~/.aws
   bool keyring = false;   // the D-Bus session bus and ~/.local/share/keyrings
   bool no_network = false;
+  // Namespaces inside the sandbox (Claude Code's /sandbox, Chromium's, bwrap's): the syscall
+  // filter allows user namespaces, setns and the mount calls.
+  bool nested_sandbox = false;
   std::optional<NetworkProxy> proxy;
   bool tmp = false;        // no workspace: run in /tmp
   bool clear_tmp = false;  // an empty tmpfs /tmp instead of the host's

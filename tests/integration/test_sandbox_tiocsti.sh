@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # TIOCSTI from inside the sandbox must not reach the user's shell: with stdio not a terminal
-# (bwrap --new-session) and under blaude's pty. tmux is the user's terminal; its shell runs as
+# (bwrap --new-session, and the syscall filter) and under blaude's pty. tmux is the user's terminal; its shell runs as
 # root, the sandbox as uid 65534, and the injected command would create a file in a root-only
 # dir, which only the user's shell can do. Controls: the same injection from a process that
 # legitimately shares the terminal succeeds, and so does the sandbox without --new-session.
@@ -59,7 +59,14 @@ run_case pipes "$AS $BLAUDE --exec $(attack pipes) | cat"
 check "pipes mode: the sandbox's TIOCSTI is refused" tm_wait "^TIOCSTI refused for pipes: Operation not permitted" 5
 check "pipes mode: nothing reached the user's shell" test ! -e "$OUT/pipes"
 
-# Control 2: the same sandbox without --new-session does reach the shell.
+# --new-session on its own, the syscall filter off: still refused.
+run_case pipes-nofilter "$AS env BLAUDE_SECCOMP=off $BLAUDE --exec $(attack pipes-nofilter) | cat"
+check "pipes mode, no syscall filter: --new-session alone refuses TIOCSTI" \
+  tm_wait "^TIOCSTI refused for pipes-nofilter: Operation not permitted" 5
+check "pipes mode, no syscall filter: nothing reached the user's shell" test ! -e "$OUT/pipes-nofilter"
+
+# Control 2: the same sandbox without --new-session (nor the syscall filter, which --dry-run's
+# command does not carry) does reach the shell.
 (cd "$WS" && env -i HOME="$H" PATH=/usr/bin:/bin setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
   "$BLAUDE" --dry-run --exec sh -c "$(attack nosession)" </dev/null 2>/dev/null) >"$T_DIR/plan.sh"
 check "the plan for non-terminal stdio has --new-session" grep -q '^  --new-session \\$' "$T_DIR/plan.sh"
@@ -68,9 +75,14 @@ chmod 644 "$T_DIR/nosession.sh"
 run_case nosession "$AS sh $T_DIR/nosession.sh | cat"
 check "control: without --new-session the sandbox's TIOCSTI reaches the user's shell" injected nosession
 
-# Under blaude's pty: the injection lands in the sandbox's own terminal, never the user's.
+# Under blaude's pty: the syscall filter refuses TIOCSTI there too; without it the injection
+# lands in the sandbox's own terminal, never the user's.
 run_case pty "$AS $BLAUDE --exec $(attack pty)"
-check "pty mode: TIOCSTI works on the sandbox's own pty (the attacker's terminal)" tm_wait "^TIOCSTI injected for pty\$" 5
+check "pty mode: the syscall filter refuses TIOCSTI" tm_wait "^TIOCSTI refused for pty: Operation not permitted" 5
 check "pty mode: nothing reached the user's shell" test ! -e "$OUT/pty"
+run_case pty-nofilter "$AS env BLAUDE_SECCOMP=off $BLAUDE --exec $(attack pty-nofilter)"
+check "pty mode, no syscall filter: TIOCSTI works on the sandbox's own pty (the attacker's terminal)" \
+  tm_wait "^TIOCSTI injected for pty-nofilter\$" 5
+check "pty mode, no syscall filter: nothing reached the user's shell" test ! -e "$OUT/pty-nofilter"
 
 finish

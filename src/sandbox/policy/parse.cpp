@@ -231,6 +231,11 @@ PolicyResult parse_policy(std::string_view text, const std::string& origin_file,
       r.policy.no_default_domains = origin;
       continue;
     }
+    if (verb == "nested-sandbox") {
+      if (!arg.empty()) { err("nested-sandbox takes no argument"); continue; }
+      r.policy.nested_sandbox = origin;
+      continue;
+    }
     if (verb == "allow-read") access = Access::Read;
     else if (verb == "allow-write") access = Access::Write;
     else if (verb == "allow-exec") access = Access::Exec;

@@ -49,6 +49,7 @@ struct Policy {
   // separate mount of e.g. ./.git would be a second, unprotected path to .git/hooks.
   std::vector<std::string> notes;
   std::string no_default_domains;  // where `no-default-domains` was said ("" when not)
+  std::string nested_sandbox;      // where `nested-sandbox` was said ("" when not)
 };
 
 struct PolicyResult {

@@ -126,6 +126,11 @@ GateResult load_policies(const GateRequest& req) {
       return error(parsed.policy.no_default_domains + ": no-default-domains belongs in your own policy (" + user_path +
                        "), not in a project's",
                    "remove the line; a project can add allow-domain lines, not take Claude's hosts away");
+    // A file the agent can write must not be able to open the kernel's namespaces to it.
+    if (!parsed.policy.nested_sandbox.empty())
+      return error(parsed.policy.nested_sandbox + ": nested-sandbox belongs in your own policy (" + user_path +
+                       "), not in a project's",
+                   "remove the line; use --nested-sandbox for one session, or put it in your own policy");
     L.project_file = path;
     L.project = std::move(parsed.policy);
     L.scope = trust_scope(req.project_root, path);

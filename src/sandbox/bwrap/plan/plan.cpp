@@ -142,6 +142,7 @@ void add_namespaces(Builder& b) {
   // sandbox would share the user's terminal, so it gets its own session.
   if (!b.f.stdio_tty) b.add({"--new-session"});
   if (b.req.no_network) b.add({"--unshare-net"});
+  b.p.syscalls = {b.f.syscall_filter, b.req.nested_sandbox};
 }
 
 void add_system(Builder& b) {
@@ -523,6 +524,8 @@ LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList
   }
   detail::add_protections(b);
   add_env(b, env);
+  // After add_env's --clearenv; the exec shim reads and unsets it.
+  if (req.nested_sandbox) b.add({"--setenv", kNestedSandboxEnv, "1"});
   // (proxy mode's own arguments bind blaude at the same path already)
   const std::vector<std::string> command = detail::shimmed(b, req.command, !req.proxy);
   enforce_mount_order(b);

@@ -247,6 +247,14 @@ HostFacts HostFacts::probe(const HostEnv& host, const SandboxRequest& req, bool 
     if (!pf.real.empty()) f.paths.emplace(pf.real, probe_path(pf.real));
   }
   f.inner_mounts = inner_mounts_work(f.bwrap) && f.env_or("BLAUDE_PROTECT_MOUNTS") != "bwrap-options";
+#ifdef BLAUDE_HAVE_SECCOMP
+  f.syscall_filter = f.env_or("BLAUDE_SECCOMP") != "off";
+  if (!f.syscall_filter)
+    f.probe_warnings.push_back("BLAUDE_SECCOMP=off: the sandbox has no syscall filter (io_uring, bpf, user namespaces, "
+                               "TIOCSTI, ... are open to it)");
+#else
+  f.probe_warnings.push_back("this blaude was built without libseccomp: the sandbox has no syscall filter");
+#endif
   if (!req.tmp && !f.cwd.empty()) {
     if (f.ws_pending) {
       identify(f.ws.ids, f.cwd);  // what the scan records first: the bwrap binds' checks use it

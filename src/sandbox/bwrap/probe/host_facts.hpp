@@ -188,6 +188,9 @@ struct HostFacts {
   // Protections are mounted by blaude inside bwrap's namespaces (run/protect_gate.hpp): bwrap is not
   // setuid and the kernel has open_tree/move_mount/mount_setattr (5.12+). Else as bwrap options.
   bool inner_mounts = false;
+  // The syscall filter can be built (this blaude has libseccomp) and is not turned off
+  // (BLAUDE_SECCOMP=off, the attack tests' control).
+  bool syscall_filter = false;
   std::vector<HostPrep> cache_writes;  // the refreshed feature cache, for the prepare step
 
   std::map<std::string, std::string> env;  // the host environment

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <system_error>
 
@@ -13,6 +14,7 @@
 #include "sandbox/bwrap/probe/features.hpp"
 #include "sandbox/bwrap/plan/held.hpp"
 #include "sandbox/bwrap/run/mount_checks.hpp"
+#include "sandbox/bwrap/run/syscall_filter.hpp"
 
 namespace blaude::sandbox::bwrap {
 
@@ -68,6 +70,17 @@ PreparedLaunch prepare_launch(const LaunchPlan& plan) {
     // The gate's options (or the held binds') make the dir already: no second op (each costs start-up).
     auto from = std::search(argv.begin(), end, ops.begin(), ops.begin() + 2) == end ? ops.begin() : ops.begin() + 2;
     argv.insert(end, from, ops.end());
+    out.keep_fds.push_back(fd.get());
+    out.fds.push_back(std::move(fd));
+  }
+  if (plan.syscalls.on) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::string program = compile_syscall_filter(plan.syscalls);
+    spdlog::info("sandbox: syscall filter: {} instructions, compiled in {} us", program.size() / 8,
+                 std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
+    UniqueFd fd = memfd_with("blaude-seccomp", program);
+    auto end = std::find(argv.begin() + (argv.empty() ? 0 : 1), argv.end(), std::string("--"));
+    argv.insert(end, {"--seccomp", std::to_string(fd.get())});
     out.keep_fds.push_back(fd.get());
     out.fds.push_back(std::move(fd));
   }
