@@ -1,5 +1,6 @@
 // The default mode's own network namespace: when it is chosen, what the user is told when it
 // cannot be, pasta's command line, and the wait inside refusing what it cannot use.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -84,7 +85,10 @@ TEST_CASE("netns: pasta joins the namespace by descriptor, forwards only towards
 
 TEST_CASE("netns: the wait refuses a malformed command line and runs nothing", "[net]") {
   static int ran = 0;
-  auto exec = [](std::vector<std::string>&) { return ++ran, 0; };
+  auto exec = [](std::vector<std::string>&) {
+    ++ran;
+    return 0;
+  };
   CHECK(netns_attach_main({}, exec) == 2);
   CHECK(netns_attach_main({"3", "true"}, exec) == 2);
   CHECK(netns_attach_main({"x3", "--", "true"}, exec) == 2);
