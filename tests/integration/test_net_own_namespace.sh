@@ -17,7 +17,15 @@
 net_prereqs
 command -v pasta >/dev/null || missing "pasta (package passt)"
 command -v Xvfb >/dev/null || missing "Xvfb"
-[ -r /dev/net/tun ] && [ -w /dev/net/tun ] && as_nobody sh -c ': <>/dev/net/tun' 2>/dev/null ||
+[ -c /dev/net/tun ] || host_lacks "/dev/net/tun does not exist"
+# udev makes it crw-rw-rw-; a machine without udev (a container, a CI image) may have it 0600.
+# As root, the test makes it usable for its run and puts the mode back at exit.
+TUN_MODE=$(stat -c %a /dev/net/tun)
+if ! as_nobody sh -c ': <>/dev/net/tun' 2>/dev/null && [ "$(id -u)" = 0 ]; then
+  at_exit "chmod $TUN_MODE /dev/net/tun"
+  chmod 666 /dev/net/tun
+fi
+as_nobody sh -c ': <>/dev/net/tun' 2>/dev/null ||
   host_lacks "/dev/net/tun is not usable by uid 65534 (it is normally crw-rw-rw-)"
 net_world
 BL_ENV="BLAUDE_LANDLOCK_SCOPE=off"
@@ -139,4 +147,14 @@ check_eq "pasta failing: blaude exits 1" 1 "$rc"
 check "pasta failing: nothing ran" not test -e "$T_DIR/proj/ran"
 check "pasta failing: blaude says why, with pasta's own words" \
   grep -q "network could not be set up: .*pasta: cannot do this here; nothing ran" "$T_DIR/bad.err"
+
+# --- /dev/net/tun not usable by the user: the warning says how to fix it, and the session runs
+if [ "$(id -u)" = 0 ]; then
+  chmod 600 /dev/net/tun
+  out=$(bl --exec /usr/bin/python3 "$T_DIR/x11.py" "$DISP" 2>"$T_DIR/notun.err")
+  chmod 666 /dev/net/tun
+  check "tun unusable: the warning names /dev/net/tun and the fix" \
+    grep -q "pasta cannot run here.*chmod 666 /dev/net/tun" "$T_DIR/notun.err"
+  check_eq "tun unusable: the host's network as before (the socket reachable, as the warning says)" X11-OK "$out"
+fi
 finish
