@@ -20,7 +20,8 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "bubblewrap")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "xclip | xsel | wl-clipboard")
+# passt: its pasta gives the sandbox a network namespace of its own on kernels before 6.12.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "xclip | xsel | wl-clipboard, passt")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_COMPRESSION_TYPE xz)
 
@@ -31,7 +32,7 @@ set(CPACK_RPM_PACKAGE_LICENSE "unspecified")
 set(CPACK_RPM_PACKAGE_GROUP "Applications/System")
 set(CPACK_RPM_PACKAGE_REQUIRES "bubblewrap")
 set(CPACK_RPM_PACKAGE_AUTOREQ ON)
-set(CPACK_RPM_SPEC_MORE_DEFINE "%define debug_package %{nil}\nRecommends: (xclip or xsel or wl-clipboard)")
+set(CPACK_RPM_SPEC_MORE_DEFINE "%define debug_package %{nil}\nRecommends: (xclip or xsel or wl-clipboard)\nRecommends: passt")
 set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
     /usr/share/bash-completion /usr/share/bash-completion/completions /usr/share/zsh
     /usr/share/zsh/site-functions /usr/share/zsh/vendor-completions /usr/share/fish /usr/share/fish/vendor_completions.d

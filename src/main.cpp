@@ -54,6 +54,9 @@ int main(int argc, char** argv) {
   // Inside the sandbox, in proxy mode: the relay wrapper, before any of blaude's own parsing.
   if (argc > 1 && std::string(argv[1]) == "__net-relay")
     return app::net_relay(std::vector<std::string>(argv + 2, argv + argc));
+  // Inside the sandbox, in the default mode's own network namespace: its wait for pasta.
+  if (argc > 1 && std::string(argv[1]) == "__net-attach")  // net::kNetnsCommand
+    return app::net_attach(std::vector<std::string>(argv + 2, argv + argc));
   try {
     return app::exit_code(dispatch(std::vector<std::string>(argv + 1, argv + argc)));
   } catch (const std::exception& e) {

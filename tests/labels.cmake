@@ -27,7 +27,7 @@ set(BLAUDE_TESTS_asan
   test_escapes_audit test_escapes_audit_closed test_escapes_claude test_escapes_own_state
   test_escapes_claude_allowlist test_escapes_audit_journal test_escapes_claude_project_names
   test_escapes_runner_state test_escapes_fsmonitor_window
-  test_net_proxy test_net_bounds test_net_cli test_net_host_local test_net_fd_budget
+  test_net_proxy test_net_bounds test_net_cli test_net_host_local test_net_fd_budget test_net_own_namespace
   test_cli_passthrough test_sandbox_bad_input test_policy_trust_gate
   test_protect_deferred test_session_sweep
 )
@@ -39,7 +39,7 @@ set(BLAUDE_TESTS_posix
   test_session_sweep test_escapes_audit test_escapes_audit_closed test_escapes_claude test_escapes_audit_journal
   test_escapes_runner_state
   test_self_exe test_bwrap_fd_binds test_protect_leaf test_protect_git
-  test_sandbox_dryrun test_sandbox_attacks test_net_proxy test_net_publish test_osc52_xclip
+  test_sandbox_dryrun test_sandbox_attacks test_net_proxy test_net_publish test_net_own_namespace test_osc52_xclip
   test_term_guard test_asciinema_pause
 )
 

@@ -10,6 +10,7 @@
 #include "app/launch.hpp"
 #include "cli/command.hpp"
 #include "cli/parse.hpp"
+#include "common/file_io.hpp"
 #include "common/path_search.hpp"
 #include "sandbox/bwrap/plan/deferred.hpp"
 #include "sandbox/bwrap/probe/host_facts.hpp"
@@ -20,6 +21,9 @@
 namespace blaude::app {
 
 namespace bw = sandbox::bwrap;
+
+// The upstream servers systemd-resolved's stub (127.0.0.53) forwards to.
+constexpr const char* kResolvedUpstream = "/run/systemd/resolve/resolv.conf";
 
 sandbox::EnvRules env_rules(const cli::Options& o) {
   sandbox::EnvRules r;
@@ -146,9 +150,18 @@ Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std:
       o.ssh && !sock.empty() && facts.at(sock).kind == bw::Kind::Socket)
     ctx.ssh_auth_sock = sock;
   sandbox::EnvList env = sandbox::filter_env(host.environ, rules, ctx);
-  NetDecision nd = decide_network(o, std::move(net_grants), no_default_domains, env, req, l.notices);
+  NetDecision nd = decide_network(o, std::move(net_grants), no_default_domains, env, req, l.notices,
+                                  netns_facts(host, facts.ipc.landlock_abi, facts.ipc.bwrap_setuid));
   if (nd.failure) return *nd.failure;
   l.net = std::move(nd.launch);
+  l.netns_pasta = std::move(nd.netns_pasta);
+  if (!l.netns_pasta.empty())
+    if (std::string r = net::netns_resolv(facts.resolv_content, read_small_file(kResolvedUpstream).value_or(""));
+        !r.empty()) {
+      spdlog::info("net: the sandbox's resolv.conf names {}'s servers (the host's stub is out of its reach)",
+                   kResolvedUpstream);
+      facts.resolv_content = r;
+    }
   // Where the protect helper mounts the protections, they are left to finish after bwrap's spawn
   // (deferred.hpp), even when the workspace scan is done by now (a small workspace): the scan of
   // the user's own /tmp sockets and the protections' layout then run while bwrap starts, not

@@ -36,6 +36,7 @@ struct Launch {
   std::optional<sandbox::trust::TrustEntry> trust_answer;
   std::string bwrap;  // sandboxed: the bwrap that runs, to explain its failure
   std::optional<NetLaunch> net;  // proxy mode: the proxy supervise() runs
+  std::string netns_pasta;       // the default mode in a namespace of its own: the pasta that joins it
   // The probe's complete walk of the workspace: the audit's snapshot before the session reuses it.
   std::vector<audit::PriorWalk> prior_walks;
   // Seatbelt: where the session starts (bwrap says it with --chdir), and the argv text the

@@ -2,6 +2,7 @@
 #include "app/network.hpp"
 
 #include <spdlog/spdlog.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -14,6 +15,7 @@
 #include "cli/parse.hpp"
 #include "common/file_io.hpp"
 #include "common/pipe.hpp"
+#include "common/path_search.hpp"
 #include "common/self_exe.hpp"
 #include "net/live.hpp"
 #include "net/mode.hpp"
@@ -55,10 +57,38 @@ net::Policy network_policy(const cli::Options& o, const sandbox::Grants& policy_
   return p;
 }
 
+net::NetnsFacts netns_facts(const HostEnv& host, int landlock_abi, bool bwrap_setuid) {
+  net::NetnsFacts f;
+  f.landlock_abi = landlock_abi;
+  f.bwrap_setuid = bwrap_setuid;
+  f.switch_value = host.get("BLAUDE_NETNS");
+  if (landlock_abi >= 6 || bwrap_setuid || f.switch_value == "off") return f;
+  f.pasta = find_executable("pasta", host.get("PATH"), RelativeEntries::Skip).value_or("");
+  // pasta makes its interface with /dev/net/tun, as the user: opening it makes nothing yet.
+  if (int fd = ::open("/dev/net/tun", O_RDWR | O_CLOEXEC); fd >= 0)
+    ::close(fd);
+  else
+    f.tun_problem = "/dev/net/tun: " + errno_text();
+  return f;
+}
+
 NetDecision decide_network(const cli::Options& o, sandbox::Grants net_grants, const std::string& no_default_origin,
-                           sandbox::EnvList& env, sandbox::SandboxRequest& req, std::vector<std::string>& notices) {
+                           sandbox::EnvList& env, sandbox::SandboxRequest& req, std::vector<std::string>& notices,
+                           const net::NetnsFacts& netns) {
   NetDecision d;
-  if (o.allow_domains.empty() && o.publish.empty() && net_grants.empty()) return d;
+  if (o.allow_domains.empty() && o.publish.empty() && net_grants.empty()) {
+    if (o.no_network) return d;
+    // The default mode: the host's network, in a namespace of the sandbox's own where Landlock
+    // cannot keep the host's abstract sockets out.
+    net::NetnsChoice c = net::choose_netns(netns);
+    if (!c.warning.empty()) notices.push_back("blaude: warning: " + c.warning);
+    if (c.isolate) {
+      req.proxy = sandbox::NetworkProxy{net::netns_bwrap_args(self_exe()), net::netns_prefix(kNetnsToken)};
+      d.netns_pasta = netns.pasta;
+      spdlog::info("net: the sandbox's own network namespace, joined to the host's network by {}", netns.pasta);
+    }
+    return d;
+  }
   if (o.no_network) {  // the command line's --no-network wins over a policy's destinations
     notices.push_back("blaude: note: --no-network: the allow-domain lines of the policy (" + net_grants.front().origin +
                       ", ...) are not used");

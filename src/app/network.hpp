@@ -13,6 +13,7 @@
 #include "cli/options.hpp"
 #include "common/host_env.hpp"
 #include "net/decision.hpp"
+#include "net/netns.hpp"
 #include "net/provider.hpp"
 #include "sandbox/env_policy.hpp"
 #include "sandbox/grant.hpp"
@@ -44,10 +45,19 @@ sandbox::Grants take_network_grants(sandbox::Grants& grants);
 // relay reaches the proxy through a descriptor it inherits). nullopt when the session keeps the host network (or --no-network).
 struct NetDecision {
   std::optional<NetLaunch> launch;
+  // The default mode where Landlock cannot scope abstract sockets: the sandbox's own network
+  // namespace, joined to the host's network by this pasta (net/netns.hpp). "" otherwise.
+  std::string netns_pasta;
   std::optional<Failure> failure;
 };
 NetDecision decide_network(const cli::Options& o, sandbox::Grants net_grants, const std::string& no_default_origin,
-                           sandbox::EnvList& env, sandbox::SandboxRequest& req, std::vector<std::string>& notices);
+                           sandbox::EnvList& env, sandbox::SandboxRequest& req, std::vector<std::string>& notices,
+                           const net::NetnsFacts& netns);
+// The channel's descriptor in the default mode's argv until NetnsLink::start replaces it.
+inline constexpr const char* kNetnsToken = "@fd:netns";
+// What choose_netns() needs of this host: bwrap's facts, the pasta in PATH, /dev/net/tun, and
+// BLAUDE_NETNS.
+net::NetnsFacts netns_facts(const HostEnv& host, int landlock_abi, bool bwrap_setuid);
 
 // The host side while the session runs: started before the child (a port in use fails here,
 // before anything runs), stopped after it. `argv`/`keep_fds` get the relay's control channel.

@@ -15,6 +15,7 @@
 #include "app/launch.hpp"
 #include "app/network.hpp"
 #include "inside/relay_main.hpp"
+#include "net/netns.hpp"
 #include "cli/command.hpp"
 #include "common/file_io.hpp"
 #include "common/log.hpp"
@@ -100,17 +101,22 @@ Outcome show_help() {
 // The relay wrapper's CMD is `kSandboxSelf __exec[-pty] CMD…` (the shim gives the 127/126 the README
 // promises): run the shim in the wrapper's own process instead of exec'ing blaude once more,
 // so proxy mode starts CMD with as many execs as the default mode.
-int net_relay(const std::vector<std::string>& args) {
-  return inside::relay_main(args, [](std::vector<std::string>& cmd) {
-    bool shim = cmd.size() >= 2 && cmd[0] == sandbox::kSandboxSelf;
-    bool on_pty = shim && cmd[1] == inside::kExecShimOnPty;
-    if (!shim || (!on_pty && cmd[1] != inside::kExecShim)) return inside::exec_command_path(cmd);
-    std::vector<char*> argv;
-    for (size_t i = 2; i < cmd.size(); ++i) argv.push_back(cmd[i].data());
-    argv.push_back(nullptr);
-    return inside::exec_shim(int(argv.size() - 1), argv.data(), on_pty);
-  });
+namespace {
+int exec_in_process(std::vector<std::string>& cmd) {
+  bool shim = cmd.size() >= 2 && cmd[0] == sandbox::kSandboxSelf;
+  bool on_pty = shim && cmd[1] == inside::kExecShimOnPty;
+  if (!shim || (!on_pty && cmd[1] != inside::kExecShim)) return inside::exec_command_path(cmd);
+  std::vector<char*> argv;
+  for (size_t i = 2; i < cmd.size(); ++i) argv.push_back(cmd[i].data());
+  argv.push_back(nullptr);
+  return inside::exec_shim(int(argv.size() - 1), argv.data(), on_pty);
 }
+}  // namespace
+
+int net_relay(const std::vector<std::string>& args) { return inside::relay_main(args, exec_in_process); }
+
+// The same for the default mode's wait for its namespace (net/netns.hpp).
+int net_attach(const std::vector<std::string>& args) { return net::netns_attach_main(args, exec_in_process); }
 
 Outcome run_doctor() {
   const HostEnv host = HostEnv::read();

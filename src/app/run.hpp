@@ -24,5 +24,8 @@ Outcome show_help();
 // `blaude __net-relay ... -- CMD`: proxy mode's relay inside the sandbox (inside/relay_main.hpp).
 // Returns only when CMD could not be started.
 int net_relay(const std::vector<std::string>& args);
+// `blaude __net-attach FD -- CMD`: the default mode's wait for its own network namespace
+// (net/netns.hpp). Returns only when CMD did not run.
+int net_attach(const std::vector<std::string>& args);
 
 }  // namespace blaude::app

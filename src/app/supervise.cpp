@@ -139,8 +139,29 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const
     if (cmd.pty_argv) cmd.pty_argv = shim_on_pty(cmd.argv);
   }
 
+  // The default mode in a namespace of its own: pasta joins it once bwrap has made it, before
+  // the command runs (net/netns.hpp).
+  std::unique_ptr<net::NetnsLink> netns;
+  if (!l.netns_pasta.empty()) {
+    auto started = net::NetnsLink::start(l.netns_pasta, kNetnsToken, cmd.argv, cmd.keep_fds);
+    if (auto* e = std::get_if<std::string>(&started)) {
+      print(Failure{*e, ""});
+      return 1;
+    }
+    netns = std::get<std::unique_ptr<net::NetnsLink>>(std::move(started));
+    if (cmd.pty_argv) cmd.pty_argv = shim_on_pty(cmd.argv);
+  }
+
   spdlog::info("launching: {}", shell_quote(cmd.argv));
   int rc = pty::supervise(cmd, so);
+  // pasta could not connect the namespace: nothing ran (the command waits for it).
+  if (netns)
+    if (std::string why = netns->finish(); !why.empty()) {
+      print(Failure{"the sandbox's network could not be set up: " + why + "; nothing ran",
+                    "BLAUDE_NETNS=off runs it on the host's network instead, where the host's abstract unix sockets "
+                    "stay reachable; --no-network gives it none."});
+      return 1;
+    }
   // The terminal's again: with --debug, what the terminal firewall kept from it.
   if (o.debug)
     if (uint64_t n = clip.dropped->load(); n > 0)

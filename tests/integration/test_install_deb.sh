@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make deb` and `make rpm` for real: the .deb's control fields (Depends bubblewrap, Recommends
-# xclip | xsel | wl-clipboard), lintian without errors or warnings (and controls: the same package
+# xclip | xsel | wl-clipboard, passt), lintian without errors or warnings (and controls: the same package
 # with the unstripped binary, which lintian must reject, and without blaude-exec's override), then
 # `dpkg -i` of it and `blaude --version` and `blaude doctor` from the installed /usr/bin/blaude.
 # dpkg runs on a copy-on-write overlay of this machine's / (root, in a private mount namespace,
@@ -22,7 +22,7 @@ DEB="$T_DIR/blaude.deb"
 dpkg-deb -f "$DEB" >"$T_DIR/control"
 check "Depends names bubblewrap" grep -Eq '^Depends: (.*, )?bubblewrap(,|$)' "$T_DIR/control"
 check "... and libc6 (from dpkg-shlibdeps; nothing else is linked dynamically)" grep -Eq '^Depends: .*libc6' "$T_DIR/control"
-check "Recommends: xclip | xsel | wl-clipboard" grep -qx 'Recommends: xclip | xsel | wl-clipboard' "$T_DIR/control"
+check "Recommends: xclip | xsel | wl-clipboard, passt" grep -qx 'Recommends: xclip | xsel | wl-clipboard, passt' "$T_DIR/control"
 dpkg-deb -c "$DEB" | awk '{print $6}' >"$T_DIR/files"
 for f in ./usr/bin/blaude ./usr/libexec/blaude/blaude-exec ./usr/share/man/man1/blaude.1.gz ./usr/share/bash-completion/completions/blaude \
          ./usr/share/zsh/vendor-completions/_blaude ./usr/share/fish/vendor_completions.d/blaude.fish \

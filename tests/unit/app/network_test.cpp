@@ -23,9 +23,11 @@ struct Run {
                        {"ANTHROPIC_BASE_URL", "http://127.0.0.1:41234"}};
   std::vector<std::string> notices;
 };
-Run decide(const cli::Options& o, sandbox::Grants g = {}, std::string no_default = "") {
+// A kernel whose Landlock scopes abstract sockets unless said otherwise (net/netns.hpp).
+Run decide(const cli::Options& o, sandbox::Grants g = {}, std::string no_default = "",
+           net::NetnsFacts netns = {6, false, "", "", ""}) {
   Run r;
-  r.d = decide_network(o, std::move(g), no_default, r.env, r.req, r.notices);
+  r.d = decide_network(o, std::move(g), no_default, r.env, r.req, r.notices, netns);
   return r;
 }
 std::string env_of(const Run& r, const std::string& k) {
@@ -119,4 +121,28 @@ TEST_CASE("app net: the report says which mode plain blaude uses", "[net]") {
   CHECK(taken.size() == 1);
   CHECK(mixed.size() == 1);
   CHECK(mixed[0].path == "/x");
+}
+
+TEST_CASE("app net: the default mode before Landlock ABI 6 gets its own namespace, joined by pasta", "[net]") {
+  const net::NetnsFacts old{5, false, "/usr/bin/pasta", "", ""};
+  Run r = decide(cli::Options{}, {}, "", old);
+  REQUIRE(r.req.proxy);
+  CHECK(r.req.proxy->bwrap_args.front() == "--unshare-net");
+  CHECK(r.req.proxy->command_prefix == net::netns_prefix(kNetnsToken));
+  CHECK(r.d.netns_pasta == "/usr/bin/pasta");
+  CHECK_FALSE(r.d.launch);  // no proxy
+  CHECK(r.notices.empty());
+  CHECK(env_of(r, "HTTP_PROXY") == "http://corp:8080");  // the host's network: its variables stay
+  cli::Options none;
+  none.no_network = true;  // loopback only already: nothing to add
+  Run n = decide(none, {}, "", old);
+  CHECK_FALSE(n.req.proxy);
+  CHECK(n.d.netns_pasta.empty());
+  CHECK(n.notices.empty());
+  net::NetnsFacts missing = old;
+  missing.pasta = "";  // the host's network, and the warning that names the fix
+  Run m = decide(cli::Options{}, {}, "", missing);
+  CHECK_FALSE(m.req.proxy);
+  REQUIRE(m.notices.size() == 1);
+  CHECK(m.notices[0].find("apt install passt") != std::string::npos);
 }

@@ -300,12 +300,7 @@ void add_confinement(Builder& b) {
                            "the X server's, an abstract D-Bus) away from the host; --no-network does");
   } else if (b.f.ipc.landlock_abi >= 6) {
     c.landlock_scopes = kScopeAbstractUnixSocket | kScopeSignal;
-  } else if (!b.req.no_network) {
-    b.p.warnings.push_back("this kernel's Landlock (ABI " + std::to_string(b.f.ipc.landlock_abi) +
-                           ", scoping needs 6: Linux 6.12+) cannot keep the sandbox from the host's abstract unix "
-                           "sockets: the X server's @/tmp/.X11-unix/X*, an abstract D-Bus bus. --no-network "
-                           "closes them");
-  }
+  }  // else a network namespace of the sandbox's own closes them (app: net/netns.hpp), or the app warns
 }
 
 }  // namespace blaude::sandbox::bwrap::detail

@@ -385,6 +385,9 @@ void probe_config_unmapped(HostFacts& f) {
 
 void probe_ipc(HostFacts& f, const SandboxRequest& req) {
   f.ipc.landlock_abi = landlock_abi();
+  // BLAUDE_LANDLOCK_SCOPE=off: as on a kernel before 6.12 (Landlock without scopes), to test
+  // that path on a newer one.
+  if (f.env_or("BLAUDE_LANDLOCK_SCOPE") == "off") f.ipc.landlock_abi = std::min(f.ipc.landlock_abi, 5);
   struct stat st;
   f.ipc.bwrap_setuid = !f.bwrap.empty() && ::stat(f.bwrap.c_str(), &st) == 0 && (st.st_mode & S_ISUID);
   // Only where bwrap has no overlays, and not for setuid bwrap (it would run unprivileged in
