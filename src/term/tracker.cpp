@@ -364,14 +364,19 @@ void Tracker::osc_token(std::string_view body) {
     }
     i = j + 1;
   }
+  osc_ended(num, kept, cut);
+}
+
+// An OSC 0-2 or colour OSC ended with this payload (`cut`: longer than kept).
+void Tracker::osc_ended(uint32_t num, const Title& kept, bool cut) {
   if (num > 2) {
     colour_osc(num, kept.view(), cut);
     return;
   }
   if (cut) return;
-  kept.code = static_cast<uint8_t>(num);
-  kept.set = true;
   title_ = kept;
+  title_.code = static_cast<uint8_t>(num);
+  title_.set = true;
   titles_from_ = log_len_;  // the windows' titles came before this one
 }
 
@@ -628,15 +633,7 @@ void Tracker::end_osc() {
     if (Colours::wanted(osc_num_)) colour_osc(osc_num_, {}, false);
     return;
   }
-  if (osc_num_ > 2) {
-    colour_osc(osc_num_, pending_title_.view(), osc_title_long_);
-    return;
-  }
-  if (osc_title_long_) return;
-  pending_title_.code = static_cast<uint8_t>(osc_num_);
-  pending_title_.set = true;
-  title_ = pending_title_;
-  titles_from_ = log_len_;  // the windows' titles came before this one
+  osc_ended(osc_num_, pending_title_, osc_title_long_);
 }
 
 void Tracker::add_interm(unsigned char c) {

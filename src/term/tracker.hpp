@@ -85,6 +85,7 @@ private:
 
   void text_token(std::string_view text);
   void osc_token(std::string_view body);
+  void osc_ended(uint32_t num, const Title& kept, bool cut);
   void log_window(const Found& w);
   size_t step_ground(std::string_view in, size_t i);
   const char* skim_windows(const char* p, const char* end, bool& at_control);

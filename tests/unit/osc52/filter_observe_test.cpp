@@ -45,16 +45,26 @@ std::unique_ptr<pty::OutputFilter> filter(bool intercept) {
   return osc52::make_filter(std::make_unique<Dropped>(), lim);
 }
 
+// The tracker the filter showed its tokens to, and one fed the filter's output as bytes (its own
+// state machine), agree on everything the undo and the reapply are made of.
+void check_same(const term::Tracker& a, const term::Tracker& b) {
+  CHECK(a.state() == b.state());
+  CHECK(a.colours() == b.colours());
+  CHECK(a.title().set == b.title().set);
+  CHECK(a.title().code == b.title().code);
+  CHECK(a.title().view() == b.title().view());
+  CHECK(term::undo(a) == term::undo(b));
+  CHECK(term::reapply(a) == term::reapply(b));
+  CHECK(a.mid_sequence() == b.mid_sequence());
+}
+
 void check(const std::vector<std::string>& reads, bool intercept) {
   Run r;
   auto f = filter(intercept);
   drive(*f, r, reads);
   term::Tracker direct;
   direct.feed(r.out, 1);
-  CHECK(r.tracker.state() == direct.state());
-  CHECK(term::undo(r.tracker) == term::undo(direct));
-  CHECK(term::reapply(r.tracker) == term::reapply(direct));
-  CHECK(r.tracker.mid_sequence() == direct.mid_sequence());
+  check_same(r.tracker, direct);
 }
 
 }  // namespace
@@ -95,29 +105,9 @@ TEST_CASE("osc52 filter: tracker through pass() and feed() equals a tracker fed 
   }
 }
 
-// The tracker is shown the firewall's tokens and the windows its lexer ran; a tracker fed the
-// filter's output as bytes runs its own state machine over them. Both must agree on everything
-// the undo and the reapply are made of, however the output was read.
+// The tracker is shown the firewall's tokens and the windows its lexer ran; the one check() feeds
+// the filter's output runs its own state machine: on these streams too, however they are read.
 namespace {
-
-void check_same(const term::Tracker& a, const term::Tracker& b) {
-  CHECK(a.state() == b.state());
-  CHECK(a.colours() == b.colours());
-  CHECK(a.title().set == b.title().set);
-  CHECK(a.title().code == b.title().code);
-  CHECK(a.title().view() == b.title().view());
-  CHECK(term::undo(a) == term::undo(b));
-  CHECK(term::reapply(a) == term::reapply(b));
-}
-
-void check_reads(const std::vector<std::string>& reads, bool intercept) {
-  Run r;
-  auto f = filter(intercept);
-  drive(*f, r, reads);
-  term::Tracker direct;
-  direct.feed(r.out, 1);
-  check_same(r.tracker, direct);
-}
 
 std::vector<std::string> cut(const std::string& s, std::mt19937& rng, size_t most) {
   std::vector<std::string> reads;
@@ -185,9 +175,9 @@ TEST_CASE("osc52 filter: the tracker shown tokens equals one fed the output, on 
     for (bool intercept : {false, true}) {
       std::vector<std::string> reads;
       for (size_t i = 0; i < s.size(); i += 4095) reads.push_back(s.substr(i, 4095));
-      check_reads(reads, intercept);
-      check_reads(cut(s, rng, 300), intercept);
-      check_reads(cut(s, rng, 9), intercept);
+      check(reads, intercept);
+      check(cut(s, rng, 300), intercept);
+      check(cut(s, rng, 9), intercept);
     }
   }
 }
@@ -198,8 +188,8 @@ TEST_CASE("osc52 filter: the tracker shown tokens equals one fed the output, on 
     std::string s;
     for (int k = 0; k < 3; ++k) s += tui_redraw(rng);
     INFO("round " << round);
-    check_reads({s}, round % 2 == 0);
-    check_reads(cut(s, rng, round % 3 == 0 ? 7 : 700), round % 2 == 1);
+    check({s}, round % 2 == 0);
+    check(cut(s, rng, round % 3 == 0 ? 7 : 700), round % 2 == 1);
   }
 }
 
@@ -225,11 +215,11 @@ TEST_CASE("osc52 filter: the tracker shown tokens equals one fed the output, at 
   for (const std::string& in : inputs) {
     INFO(in);
     for (bool intercept : {false, true}) {
-      check_reads({in}, intercept);
-      for (size_t i = 1; i < in.size(); ++i) check_reads({in.substr(0, i), in.substr(i)}, intercept);
+      check({in}, intercept);
+      for (size_t i = 1; i < in.size(); ++i) check({in.substr(0, i), in.substr(i)}, intercept);
       std::vector<std::string> bytes;
       for (char c : in) bytes.emplace_back(1, c);
-      check_reads(bytes, intercept);
+      check(bytes, intercept);
     }
   }
 }
