@@ -53,38 +53,34 @@ public:
   }
 
   void feed(std::string_view in, uint64_t now_ms, std::string& out) override {
-    const size_t from = out.size();
     fw_.feed(in, now_ms, out, clips_);
-    after(std::string_view(out).substr(from), now_ms);
+    after();
   }
-  // What passes unchanged stays in the session's queue: the tracker sees it here.
+  // What passes unchanged stays in the session's queue; the firewall shows it to the tracker.
   size_t pass(std::string_view in, uint64_t now_ms) override {
     size_t k = fw_.pass(in, now_ms, clips_);
-    if (k > 0 && tracker_) tracker_->feed(in.substr(0, k), now_ms);
-    after({}, now_ms);
+    after();
     return k;
   }
   void tick(uint64_t now_ms, std::string& out) override {
-    const size_t from = out.size();
     fw_.tick(now_ms, out, clips_);
-    after(std::string_view(out).substr(from), now_ms);
+    after();
   }
   int64_t next_deadline_ms() const override { return fw_.next_deadline_ms(); }
   void finish(std::string& out) override {
-    const size_t from = out.size();
     fw_.finish(out, clips_);
-    after(std::string_view(out).substr(from), 0);
+    after();
   }
   // The firewall holds a sequence until it is whole and passes it whole or not at all: the
-  // terminal is never left inside one of the child's sequences.
+  // terminal is never left inside one of the child's sequences. The tracker is shown the tokens
+  // the firewall passes, as it judges them (no second lexer).
   bool observe_with(term::Tracker* t) override {
-    tracker_ = t;
+    fw_.show_to(t);
     return t != nullptr;
   }
 
 private:
-  void after(std::string_view shown_now, uint64_t now_ms) {
-    if (tracker_ && !shown_now.empty()) tracker_->feed(shown_now, now_ms);
+  void after() {
     if (!clips_.empty()) deliver();
     if (fw_.dropped_total() != logged_total_) log_dropped();
   }
@@ -145,7 +141,6 @@ private:
   term::Firewall fw_;
   std::unique_ptr<Sink> sink_;
   std::vector<term::Osc52> clips_;
-  term::Tracker* tracker_ = nullptr;
   std::shared_ptr<std::atomic<uint64_t>> dropped_;
 };
 

@@ -4,8 +4,8 @@
 // counted); with a clipboard tool the accepted copies go to a Sink and every OSC 52 sequence is
 // taken out of the stream; without one (or with --no-clipboard) writes reach the terminal byte
 // for byte and only read requests are taken out, since a terminal that answers them would send
-// the host clipboard into the sandbox. The terminal state tracker watches the filter's output in
-// the same pass (observe_with).
+// the host clipboard into the sandbox. The terminal state tracker is shown the tokens the
+// firewall passes, as it judges them (observe_with): the output is lexed once.
 //
 //   osc52::Config cfg = osc52::configure(host, o.no_clipboard);
 //   so.make_filter = [cfg](uv_loop_t* loop) { return osc52::make_filter(loop, cfg); };

@@ -258,16 +258,21 @@ void Firewall::apply(std::string& out, std::vector<Osc52>& clips, size_t from) {
     const Token& t = toks_[k];
     if (t.kind == Tok::Text) {  // most tokens: no judging needed
       out.append(t.bytes);
+      show(t);
       continue;
     }
     const Judgement j = judge(t);
     if (j.verdict == Verdict::Pass) {
       out.append(t.bytes);
+      show(t);
     } else if (j.verdict == Verdict::Drop) {
       drop(t, j.rule);
     } else {
       Osc52 c = osc52_of(t);
-      if (mode_ == ClipboardMode::PassWrites && c.has_data && !c.read_request) out.append(t.bytes);
+      if (mode_ == ClipboardMode::PassWrites && c.has_data && !c.read_request) {
+        out.append(t.bytes);
+        show(t);
+      }
       clips.push_back(std::move(c));
     }
   }
@@ -282,27 +287,36 @@ void Firewall::feed(std::string_view in, uint64_t now_ms, std::string& out, std:
   }
   toks_.clear();
   lexer_.feed(in, now_ms, toks_);
+  if (tracker_) tracker_->begin_tokens(lexer_.windows(), now_ms);
   apply(out, clips, 0);
+  if (tracker_) tracker_->end_tokens();
 }
 
 size_t Firewall::pass(std::string_view in, uint64_t now_ms, std::vector<Osc52>& clips) {
   toks_.clear();
   lexer_.feed(in, now_ms, toks_);
+  if (tracker_) tracker_->begin_tokens(lexer_.windows(), now_ms);
   size_t k = 0, t = 0;
   for (; t < toks_.size(); ++t) {
     const Token& tok = toks_[t];
     if (tok.bytes.data() != in.data() + k) break;  // a sequence held from the slice before
     if (tok.kind != Tok::Text && judge(tok).verdict != Verdict::Pass) break;
     k += tok.bytes.size();
+    show(tok);
   }
+  // The rest is shown to the tracker now too: the session writes it right after the prefix,
+  // before anything reads the tracker.
   if (k < in.size()) {
     rest_.clear();
     apply(rest_, clips, t);
     rest_ready_ = true;
   }
+  if (tracker_) tracker_->end_tokens();
   return k;
 }
 
+// What tick() and finish() give is only ever a broken sequence, which never passes: the tracker
+// is shown nothing.
 void Firewall::tick(uint64_t now_ms, std::string& out, std::vector<Osc52>& clips) {
   toks_.clear();
   lexer_.tick(now_ms, toks_);

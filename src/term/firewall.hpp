@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "term/lexer.hpp"
+#include "term/tracker.hpp"
 
 namespace blaude::term {
 
@@ -63,6 +64,10 @@ public:
   int64_t next_deadline_ms() const { return lexer_.next_deadline_ms(); }
   void finish(std::string& out, std::vector<Osc52>& clips);
   bool idle() const { return lexer_.idle(); }
+  // Every token that passes (and an OSC 52 passed in PassWrites mode) is shown to `t` as it is
+  // judged, with the lexer's windows: the tracker follows what the terminal is shown without
+  // lexing it again. Null: none.
+  void show_to(Tracker* t) { tracker_ = t; }
 
   // What was dropped since the last take (bounded: the first kKeep, then only counted).
   static constexpr size_t kKeep = 64;
@@ -74,6 +79,9 @@ public:
 private:
   // Judges toks_[from..] and appends what passes.
   void apply(std::string& out, std::vector<Osc52>& clips, size_t from);
+  void show(const Token& t) {
+    if (tracker_) tracker_->token(t);
+  }
   void drop(const Token& t, const char* rule);
 
   Lexer lexer_;
@@ -84,6 +92,7 @@ private:
   std::vector<Dropped> dropped_;
   uint64_t dropped_total_ = 0;
   std::vector<std::pair<const char*, uint64_t>> counts_;
+  Tracker* tracker_ = nullptr;
 };
 
 }  // namespace blaude::term

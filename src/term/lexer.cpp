@@ -134,6 +134,8 @@ bool Lexer::continues(const unsigned char* before, std::string_view in, size_t i
 
 void Lexer::feed(std::string_view in, uint64_t now_ms, std::vector<Token>& out) {
   done_.clear();
+  windows_.spans.clear();
+  windows_.found.clear();
   tick(now_ms, out);
   const size_t n = in.size();
   size_t i = 0;
@@ -291,12 +293,35 @@ static size_t first_enq_or_high(const unsigned char* s, size_t n) {
 // OSC is a token of its own (the consumer judges it). Returns where the windows' work ends
 // (j itself when they took nothing).
 size_t Lexer::skim(std::string_view in, size_t j, size_t& text, std::vector<Token>& out) {
+  Found found[32];
+  const Skimmed r = skim_run(in.data() + j, in.data() + in.size(), found, 32);
+  const size_t k = skim_tokens(in, j, found, r.found, r.taken, text, out);
+  if (k > j) note_windows(in.data() + j, in.data() + k, found, r.found);
+  return k;
+}
+
+// The windows' entries inside [begin, end), what the lexer took of them, kept for windows().
+void Lexer::note_windows(const char* begin, const char* end, const Found* found, size_t n) {
+  for (size_t f = 0; f < n && found[f].base < end; ++f) {
+    Found w = found[f];
+    const size_t upto = static_cast<size_t>(end - w.base);  // the windows start at begin
+    if (upto < Window::kSize) {
+      const uint64_t keep = (uint64_t{1} << upto) - 1;
+      w.sgr &= keep, w.esc &= keep, w.osc &= keep, w.osc_end &= keep;
+    }
+    if (w.sgr | w.osc) windows_.found.push_back(w);
+  }
+  windows_.spans.push_back(WindowSpan{begin, end, windows_.found.size()});
+}
+
+// The tokens of the OSCs the windows found that the consumer wants as tokens, the text before
+// each ending the run begun at `text`; returns where the windows' work ends.
+size_t Lexer::skim_tokens(std::string_view in, size_t j, const Found* found, size_t n_found,
+                          size_t taken, size_t& text, std::vector<Token>& out) {
   const auto* s = reinterpret_cast<const unsigned char*>(in.data());
   const size_t n = in.size();
-  Found found[32];
-  const Skimmed r = skim_run(in.data() + j, in.data() + n, found, 32);
-  const size_t limit = j + first_enq_or_high(s + j, r.taken);
-  for (size_t f = 0; f < r.found; ++f) {
+  const size_t limit = j + first_enq_or_high(s + j, taken);
+  for (size_t f = 0; f < n_found; ++f) {
     const Found& w = found[f];
     const size_t base = static_cast<size_t>(w.base - in.data());
     for (uint64_t osc = w.osc; osc; osc &= osc - 1) {

@@ -36,6 +36,8 @@
 #include <string_view>
 #include <vector>
 
+#include "term/skim.hpp"
+
 namespace blaude::term {
 
 enum class Tok : uint8_t {
@@ -96,6 +98,21 @@ std::string_view string_body(const Token& t);
 // The first number of the first parameter (digits only), or -1 when there is none.
 long first_param(std::string_view params);
 
+// What the windows of term/skim.hpp took in one feed(), for the terminal state tracker, which
+// would otherwise run them again: the spans of the slice they read (text to a consumer: text,
+// plain CSIs, STs and plain OSCs, less the OSCs that became tokens) and, for each span, the
+// entries of its windows that found SGRs or OSCs, their masks cut to the span. In stream order;
+// the pointers are into the slice fed, valid as long as its tokens' bytes.
+struct WindowSpan {
+  const char* begin;
+  const char* end;
+  size_t found_end;  // its entries are found[previous span's found_end, found_end)
+};
+struct Windows {
+  std::vector<WindowSpan> spans;
+  std::vector<Found> found;
+};
+
 struct LexerLimits {
   size_t max_control = 512;            // CSI and ESC sequences
   size_t max_string = 1024 * 1024 + 64;  // OSC 52 payloads, sixel, kitty graphics chunks
@@ -116,6 +133,8 @@ public:
   int64_t next_deadline_ms() const;
   // End of stream: a held sequence becomes a Broken token (Unterminated).
   void finish(std::vector<Token>& out);
+  // The windows the last feed() ran (above).
+  const Windows& windows() const { return windows_; }
   // Nothing held.
   bool idle() const { return st_ == St::Ground; }
   // The finals of plain CSIs (`ESC [`, an optional marker < = > ? first, digits, ':' and ';',
@@ -137,6 +156,9 @@ private:
   // Each takes the byte(s) at i and returns where to go on (i itself: read it again).
   size_t ground(std::string_view in, size_t i, std::vector<Token>& out);
   size_t skim(std::string_view in, size_t j, size_t& text, std::vector<Token>& out);
+  size_t skim_tokens(std::string_view in, size_t j, const Found* found, size_t n_found,
+                     size_t taken, size_t& text, std::vector<Token>& out);
+  void note_windows(const char* begin, const char* end, const Found* found, size_t n);
   size_t step_esc(std::string_view in, size_t i, std::vector<Token>& out);
   size_t step_csi(std::string_view in, size_t i, std::vector<Token>& out);
   size_t step_str(std::string_view in, size_t i, std::vector<Token>& out);
@@ -170,6 +192,7 @@ private:
   bool plain_any_ = false;
   bool skim_ok_ = false;  // the windows of term/skim.hpp take only plain CSIs
   bool (*plain_osc_)(std::string_view) = nullptr;
+  Windows windows_;
 };
 
 }  // namespace blaude::term

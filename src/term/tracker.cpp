@@ -247,6 +247,139 @@ void Tracker::feed(std::string_view in, uint64_t now_ms) {
   settle();
 }
 
+void Tracker::begin_tokens(const Windows& w, uint64_t now_ms) {
+  now_ = now_ms;
+  windows_ = &w;
+  span_ = found_ = 0;
+}
+
+void Tracker::token(const Token& t) {
+  // The state machine takes no 8-bit ST (in UTF-8 output the C1 bytes are continuation bytes):
+  // a string the lexer found ended by one is still open to it, and what follows is read as
+  // feed() reads it until the machine is back in the ground state.
+  const bool c1_st = t.end == End::St && static_cast<unsigned char>(t.bytes.back()) == 0x9c;
+  if (state_ != S::Ground || c1_st) {
+    feed(t.bytes, now_);
+    return;
+  }
+  if (t.c1) return;  // 8-bit forms: text to a UTF-8 terminal, as to feed()
+  switch (t.kind) {
+    case Tok::Text:
+      text_token(t.bytes);
+      return;
+    case Tok::Control:
+      if (t.bytes == "\x0e") st_.cur.shifted = true;
+      else if (t.bytes == "\x0f") st_.cur.shifted = false;
+      return;
+    case Tok::Csi:
+      whole_csi(t.bytes, 1);
+      return;
+    case Tok::Esc: {
+      interm_len_ = 0;
+      for (size_t k = 1; k + 1 < t.bytes.size(); ++k)
+        add_interm(static_cast<unsigned char>(t.bytes[k]));
+      if (t.bytes.size() > 1) esc_dispatch(static_cast<unsigned char>(t.bytes.back()));
+      return;
+    }
+    case Tok::Osc:
+      osc_token(string_body(t));
+      return;
+    default:  // DCS, APC, PM, SOS, screen titles: payloads, skipped; broken ones never reach it
+      return;
+  }
+}
+
+// A text token: text and whole plain CSIs, and the spans the lexer's windows took (their SGRs
+// and OSCs logged as the windows found them, cut to this token: an OSC the lexer made a token
+// of between two text tokens is not theirs).
+void Tracker::text_token(std::string_view text) {
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  const std::vector<WindowSpan>& spans = windows_->spans;
+  while (p < end) {
+    while (span_ < spans.size() && spans[span_].end <= p) found_ = spans[span_++].found_end;
+    const char* from = span_ < spans.size() ? std::min(std::max(spans[span_].begin, p), end) : end;
+    // Outside the windows a text token holds only whole plain CSIs besides text.
+    while (p < from) {
+      p = static_cast<const char*>(std::memchr(p, ESC, static_cast<size_t>(from - p)));
+      if (!p) break;
+      const std::string_view seq(p, static_cast<size_t>(end - p));
+      const size_t done = whole_csi(seq, 1);
+      p += done ? done : 1;
+    }
+    if (from == end) return;
+    const WindowSpan& s = spans[span_];
+    const char* const upto = std::min(s.end, end);
+    for (size_t f = found_; f < s.found_end; ++f) {
+      Found w = windows_->found[f];
+      if (w.base >= upto) break;
+      if (w.base + Window::kSize <= from) {
+        found_ = f + 1;
+        continue;
+      }
+      uint64_t keep = ~uint64_t{0};
+      if (from > w.base) keep <<= static_cast<unsigned>(from - w.base);
+      if (upto < w.base + Window::kSize)
+        keep &= (uint64_t{1} << static_cast<unsigned>(upto - w.base)) - 1;
+      w.sgr &= keep, w.esc &= keep, w.osc &= keep, w.osc_end &= keep;
+      if (w.sgr | w.osc) log_window(w);
+    }
+    p = upto;
+  }
+}
+
+void Tracker::log_window(const Found& w) {
+  if (log_len_ == kLog) apply_log();
+  log_[log_len_++] = w;
+}
+
+// An OSC's payload as the state machine reads it from OscNum on: C0 controls inside are skipped
+// (none ends it: a whole OSC has no BEL, ESC, CAN or SUB inside), a title or colour payload is
+// kept up to Title::kMax bytes.
+void Tracker::osc_token(std::string_view body) {
+  uint32_t num = 0;
+  size_t k = 0;
+  for (; k < body.size(); ++k) {
+    const unsigned char c = static_cast<unsigned char>(body[k]);
+    if (c >= '0' && c <= '9') num = num > 100000 ? num : num * 10 + (c - '0');
+    else if (c == ';') break;
+    else if (c >= 0x20) return;  // not a number: skipped
+  }
+  if (k == body.size()) {  // no payload: OSC 104, OSC 110, ...
+    if (Colours::wanted(num)) colour_osc(num, {}, false);
+    return;
+  }
+  if (num > 2 && !Colours::wanted(num)) return;
+  std::string_view payload = body.substr(k + 1);
+  Title kept;
+  bool cut = false;
+  for (size_t i = 0; i < payload.size();) {  // the runs between C0 controls
+    size_t j = i;
+    while (j < payload.size() && static_cast<unsigned char>(payload[j]) >= 0x20) ++j;
+    if (kept.len + (j - i) > Title::kMax) {
+      cut = true;
+    } else {
+      std::memcpy(kept.text.data() + kept.len, payload.data() + i, j - i);
+      kept.len = static_cast<uint16_t>(kept.len + (j - i));
+    }
+    i = j + 1;
+  }
+  osc_ended(num, kept, cut);
+}
+
+// An OSC 0-2 or colour OSC ended with this payload (`cut`: longer than kept).
+void Tracker::osc_ended(uint32_t num, const Title& kept, bool cut) {
+  if (num > 2) {
+    colour_osc(num, kept.view(), cut);
+    return;
+  }
+  if (cut) return;
+  title_ = kept;
+  title_.code = static_cast<uint8_t>(num);
+  title_.set = true;
+  titles_from_ = log_len_;  // the windows' titles came before this one
+}
+
 // The parameters of a CSI, in one tight loop: most of the escape bytes of a TUI's output are
 // digits and separators.
 size_t Tracker::scan_params(std::string_view in, size_t i) {
@@ -500,15 +633,7 @@ void Tracker::end_osc() {
     if (Colours::wanted(osc_num_)) colour_osc(osc_num_, {}, false);
     return;
   }
-  if (osc_num_ > 2) {
-    colour_osc(osc_num_, pending_title_.view(), osc_title_long_);
-    return;
-  }
-  if (osc_title_long_) return;
-  pending_title_.code = static_cast<uint8_t>(osc_num_);
-  pending_title_.set = true;
-  title_ = pending_title_;
-  titles_from_ = log_len_;  // the windows' titles came before this one
+  osc_ended(osc_num_, pending_title_, osc_title_long_);
 }
 
 void Tracker::add_interm(unsigned char c) {

@@ -1,6 +1,15 @@
-// The terminal state tracker: a pure streaming parser over the bytes the user's terminal
-// receives from the child. It only observes: no byte is changed, held or reordered, and it does
-// no I/O (the caller passes the clock in). Fed any split of a stream, it ends in the same state.
+// The terminal state tracker: what the user's terminal was told by the child's output (modes,
+// keyboard protocols, rendition, title, colours), for the undo at exit and on suspend. It only
+// observes: no byte is changed, held or reordered, and it does no I/O (the caller passes the
+// clock in). Fed any split of a stream, it ends in the same state.
+//
+// It is fed in one of two ways:
+//  - the lexer's tokens (term/lexer.hpp), those the terminal firewall lets through, with the
+//    windows the lexer ran over the text (see_tokens()): what the session does, so that the
+//    child's output is lexed once. The firewall passes only whole sequences, so the tracker is
+//    in the ground state between them; their meaning is what feed() of their bytes would give.
+//  - raw bytes (feed()), through the state machine below: blaude's own undo and reset bytes,
+//    and a session without a filter.
 //
 // The parser is the DEC/ANSI state machine of Paul Williams as tmux's input.c implements it,
 // 7-bit only (in UTF-8 output the C1 bytes are continuation bytes): CSI and ESC sequences are
@@ -15,6 +24,7 @@
 #include <string_view>
 
 #include "term/colours.hpp"
+#include "term/lexer.hpp"
 #include "term/params.hpp"
 #include "term/skim.hpp"
 #include "term/state.hpp"
@@ -36,6 +46,12 @@ public:
   static constexpr uint64_t kStringTimeoutMs = 5000;  // tmux's input timer
 
   void feed(std::string_view bytes, uint64_t now_ms = 0);
+
+  // The tokens of one Lexer::feed() that reach the terminal, in order: begin_tokens() with that
+  // feed's windows, token() for each, end_tokens() before the bytes they view go away.
+  void begin_tokens(const Windows& w, uint64_t now_ms);
+  void token(const Token& t);
+  void end_tokens() { settle(); }
 
   const TermState& state() const { return st_; }
   const Title& title() const { return title_; }
@@ -67,6 +83,10 @@ private:
   };
   bool in_string() const { return state_ >= S::OscNum; }
 
+  void text_token(std::string_view text);
+  void osc_token(std::string_view body);
+  void osc_ended(uint32_t num, const Title& kept, bool cut);
+  void log_window(const Found& w);
   size_t step_ground(std::string_view in, size_t i);
   const char* skim_windows(const char* p, const char* end, bool& at_control);
   bool window_title(const char* p, uint64_t end);
@@ -125,6 +145,10 @@ private:
   std::array<Found, kLog> log_{};
   uint16_t log_len_ = 0;
   uint16_t titles_from_ = 0;
+  // Between begin_tokens() and end_tokens(): the lexer's windows, and the first span and entry
+  // of them that the tokens have not passed yet.
+  const Windows* windows_ = nullptr;
+  size_t span_ = 0, found_ = 0;
 };
 
 }  // namespace blaude::term

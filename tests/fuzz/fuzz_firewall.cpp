@@ -5,14 +5,19 @@
 //  - it holds no sequence the table drops: lexed again, no token is dropped, and the firewall
 //    over its own output changes nothing;
 //  - the text between sequences comes out unchanged: the text (and the passed controls) of the
-//    input, in order, are exactly the text of the output.
+//    input, in order, are exactly the text of the output;
+//  - the terminal state tracker shown the tokens that pass (with the lexer's windows) ends in
+//    the same state however the input was read, and in the state of a tracker fed the output's
+//    bytes (its own state machine): same modes, colours, title and undo.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "term/emit.hpp"
 #include "term/firewall.hpp"
+#include "term/tracker.hpp"
 
 using namespace blaude::term;
 
@@ -29,8 +34,17 @@ LexerLimits limits() {
   return l;
 }
 
-std::string run(std::string_view in, ClipboardMode mode, size_t step) {
+void require_same(const Tracker& a, const Tracker& b) {
+  require(a.state() == b.state());
+  require(a.colours() == b.colours());
+  require(a.title().set == b.title().set && a.title().code == b.title().code &&
+          a.title().view() == b.title().view());
+  require(undo(a) == undo(b));
+}
+
+std::string run(std::string_view in, ClipboardMode mode, size_t step, Tracker* shown = nullptr) {
   Firewall f(mode, limits());
+  f.show_to(shown);
   std::string out;
   std::vector<Osc52> clips;
   for (size_t i = 0; i < in.size(); i += step) f.feed(in.substr(i, step), 0, out, clips);
@@ -59,20 +73,33 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const ClipboardMode mode = seed & 1 ? ClipboardMode::PassWrites : ClipboardMode::Intercept;
   std::string_view in(reinterpret_cast<const char*>(data) + 1, size - 1);
 
-  const std::string whole = run(in, mode, in.size() ? in.size() : 1);
+  Tracker shown_whole;
+  const std::string whole = run(in, mode, in.size() ? in.size() : 1, &shown_whole);
+  Tracker fed_output;
+  fed_output.feed(whole);
+  require_same(shown_whole, fed_output);
   const size_t cut = in.empty() ? 0 : seed % in.size();
   {
     Firewall f(mode, limits());
+    Tracker shown;
+    f.show_to(&shown);
     std::string out;
     std::vector<Osc52> clips;
     f.feed(in.substr(0, cut), 0, out, clips);
     f.feed(in.substr(cut), 0, out, clips);
     f.finish(out, clips);
     require(out == whole);
+    require_same(shown, shown_whole);
   }
-  require(run(in, mode, 1) == whole);
+  {
+    Tracker shown;
+    require(run(in, mode, 1, &shown) == whole);
+    require_same(shown, shown_whole);
+  }
   {
     Firewall f(mode, limits());
+    Tracker shown;
+    f.show_to(&shown);
     std::string out;
     std::vector<Osc52> clips;
     for (size_t i = 0; i < in.size();) {
@@ -86,6 +113,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     f.finish(out, clips);
     require(out == whole);
+    require_same(shown, shown_whole);
   }
 
   // Nothing the table drops is left in the output.
