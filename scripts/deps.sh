@@ -11,8 +11,8 @@ deb_test=(tmux xclip xsel xvfb xterm kitty asciinema util-linux procps clang lib
           python3 xauth meson libcap-dev patch git
           curl openssl x11-utils dbus-daemon dbus-bin iproute2  # the network tests
           lintian rpm dpkg-dev fish zsh bash-completion man-db bsdextrautils openssh-client
-           keyutils gnupg  # keyctl: test_escapes_ipc; gpg, gpgconf, gpg-agent: test_escapes_gpg
-           passt)  # pasta: test_net_own_namespace (the .deb recommends it)
+          keyutils gnupg  # keyctl: test_escapes_ipc; gpg, gpgconf, gpg-agent: test_escapes_gpg
+          passt)  # pasta: test_net_own_namespace (the .deb recommends it)
 rpm_build=(gcc-c++ cmake make pkgconf-pkg-config libuv-devel utf8proc-devel spdlog-devel libseccomp-devel
            json-devel catch2-devel bubblewrap)
 rpm_test=(tmux xclip xsel xorg-x11-server-Xvfb xterm kitty asciinema util-linux procps-ng clang compiler-rt
