@@ -50,7 +50,7 @@ void add_held_binds(Builder& b) {
                         std::to_string(b.p.held.size()) + " mounts (first " + b.p.held.front().host +
                         ") would be made by path, racing with whatever renames them",
                     "Install bubblewrap 0.5 or newer, or put a newer bwrap first on PATH.");
-  b.add({"--dir", "/run/blaude", "--file", kSetupDoneToken, kSetupDoneFile});
+  b.p.argv.insert(b.p.argv.end(), {"--dir", "/run/blaude", "--file", kSetupDoneToken, kSetupDoneFile});
   b.p.data_fds.push_back({kSetupDoneToken, "blaude: every mount before this one was made\n"});
 }
 

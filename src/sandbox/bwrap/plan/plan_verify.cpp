@@ -64,7 +64,7 @@ void add_mount_checks(Builder& b, bool shim) {
   const auto visible = visible_steps(steps);
   std::set<size_t> held;
   for (const auto& h : b.p.held) held.insert(h.index);
-  const auto source_of = sandbox_sources(b.p.argv);
+  const auto source_of = source_table(b.ops);
   for (const auto& st : steps) {
     if (!visible.count(st.index) || held.count(st.index)) continue;
     if (st.op == "--bind" || st.op == "--ro-bind" || st.op == "--dev-bind") {
