@@ -531,12 +531,12 @@ LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList
   // (proxy mode's own arguments bind blaude at the same path already)
   const std::vector<std::string> command = detail::shimmed(b, req.command, !req.proxy);
   enforce_mount_order(b);
-  // The one place the argv is written; the binds lifted to the helper are not in it.
-  b.p.argv.push_back(facts.bwrap.empty() ? "bwrap" : facts.bwrap);
-  for (const auto& op : b.ops) render(op, b.p.argv);
   detail::add_held_binds(b);
   detail::add_mount_checks(b, !command.empty() && (command[0] == kSandboxSelf || command[0] == kSandboxShim));
   detail::add_wsl_warning(b);
+  // The one place the argv is written; the binds lifted to the helper are not in it.
+  b.p.argv.push_back(facts.bwrap.empty() ? "bwrap" : facts.bwrap);
+  for (const auto& op : b.ops) render(op, b.p.argv);
   b.p.argv.push_back("--");
   // Proxy mode: the relay starts first and execs the shim, which execs the command.
   if (req.proxy) b.p.argv.insert(b.p.argv.end(), req.proxy->command_prefix.begin(), req.proxy->command_prefix.end());

@@ -113,8 +113,8 @@ void add_config_unmapped(Builder& b, const std::string& at);
 void add_workspace(Builder& b);
 // The protections at every writable alias, after every other mount (protect.cpp).
 void add_protections(Builder& b);
-// Last, once argv's order is final (plan_held.cpp): the binds in `held_binds` are made by held
-// descriptor (LaunchPlan::held).
+// Last, once the ops' order is final (plan_held.cpp): the binds in `held_binds` are made by held
+// descriptor (LaunchPlan::held, at the argv index each op renders to).
 void add_held_binds(Builder& b);
 // After that (plan_verify.cpp): every mount bwrap still makes by path, for the exec shim to
 // re-check from inside before the command starts (LaunchPlan::checks). `shim`: the command
