@@ -24,6 +24,7 @@
 #include "catch.hpp"
 #include "bwrap/plan_matrix.hpp"
 #include "fake_host.hpp"
+#include "bwrap/pending_host.hpp"
 #include "sandbox/bwrap/plan/deferred.hpp"
 #include "sandbox/bwrap/plan/format.hpp"
 #include "sandbox/bwrap/plan/plan.hpp"
@@ -133,19 +134,6 @@ std::string render(const LaunchPlan& p) {
   return o.str();
 }
 
-// The host as the probe leaves it with the workspace scan still on its thread: only the
-// workspace's own identities and its parents' known at plan time.
-HostFacts pending(const HostFacts& done) {
-  HostFacts f = done;
-  f.ws = WorkspaceScan{};
-  for (const auto& [path, id] : done.ws.ids)
-    if (path == done.cwd || (done.cwd.rfind(path, 0) == 0 && (path == "/" || done.cwd[path.size()] == '/')))
-      f.ws.ids.emplace(path, id);
-  WorkspaceScan scan = done.ws;
-  f.ws_pending = std::make_shared<PendingScan>([scan] { return scan; });
-  return f;
-}
-
 std::filesystem::path golden_path() { return std::filesystem::path(__FILE__).parent_path() / "golden" / "plan_golden.txt"; }
 
 }  // namespace
@@ -193,7 +181,7 @@ TEST_CASE("plan golden: every plan of the matrix is what it was", "[sandbox][pla
               SandboxRequest req;
               xs[xi].set(req, f);
               identify_paths(f);
-              if (form == 1) f = pending(f);
+              if (form == 1) f = pending_host(f);
               std::string text;
               try {
                 text = render(plan(req, f, in));
