@@ -10,6 +10,7 @@
 
 #include "catch.hpp"
 #include "fake_host.hpp"
+#include "bwrap/pending_host.hpp"
 #include "sandbox/bwrap/plan/deferred.hpp"
 #include "sandbox/bwrap/plan/plan.hpp"
 #include "sandbox/bwrap/plan/gate_args.hpp"
@@ -65,34 +66,6 @@ HostFacts with_user_sockets(HostFacts f) {
   f.probe_warnings.push_back("the scan for your own sockets in /tmp stopped after 256 dirs: ...");
   put(f, "/home/u/.claude", Kind::Dir);
   f.ipc.tmux_dir = "/home/u/.claude/tmux-1000";
-  return f;
-}
-
-// The same host as the probe leaves it with the scan on its thread: only the workspace's own
-// identities (and its parents') known at plan time, the rest arriving with the scan; the user's
-// /tmp sockets (when it has any) too.
-HostFacts pending_host(const HostFacts& done) {
-  HostFacts f = done;
-  f.ws = WorkspaceScan{};
-  for (const auto& [path, id] : done.ws.ids)
-    if (path == done.cwd || (done.cwd.rfind(path, 0) == 0 && (path == "/" || done.cwd[path.size()] == '/')))
-      f.ws.ids.emplace(path, id);
-  WorkspaceScan scan = done.ws;
-  if (done.tmp_user_sockets.empty()) {
-    f.ws_pending = std::make_shared<PendingScan>([scan] { return scan; });
-    return f;
-  }
-  UserSockets us;
-  us.sockets = {done.tmp_user_sockets.rbegin(), done.tmp_user_sockets.rend()};  // unsorted, as found
-  us.dirs = done.tmp_user_socket_dirs;
-  for (const auto& p : us.sockets) us.ids[p] = done.tmp_ids.at(p), f.tmp_ids.erase(p);
-  for (const auto& p : us.dirs) us.ids[p] = done.tmp_ids.at(p), f.tmp_ids.erase(p);
-  us.warnings = {done.probe_warnings.back()};
-  f.probe_warnings.pop_back();
-  f.tmp_user_sockets.clear();
-  f.tmp_user_socket_dirs.clear();
-  f.tmp_user_sockets_pending = true;
-  f.ws_pending = std::make_shared<PendingScan>([scan] { return scan; }, [us] { return us; });
   return f;
 }
 

@@ -1,6 +1,6 @@
 // The program blaude runs, at its own path inside the sandbox: golden argv over synthetic
 // hosts (npm prefix in $HOME, node_modules/.bin under /var, /usr/local, merged /usr, the native
-// installer, nvm, link chains, refusals) and the mount-table resolver behind it.
+// installer, nvm, link chains, refusals); the mount-table resolver behind it is mount_op_test.cpp's.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -208,28 +208,4 @@ TEST_CASE("exe: a PATH dir with ':' is never put into PATH", "[sandbox][exe]") {
   const std::string before = sandbox_path(f);
   exe(f, "/srv/a:b/claude", "/srv/a:b/claude", "");
   CHECK(sandbox_path(f) == before);
-}
-
-TEST_CASE("sandbox_source: what a sandbox path shows under a mount table", "[sandbox][exe]") {
-  const Argv a = {"bwrap", "--unshare-user", "--uid", "1000", "--ro-bind", "/usr", "/usr",
-                  "--symlink", "usr/bin", "/bin", "--tmpfs", "/var", "--bind", "/tmp", "/tmp",
-                  "--tmpfs", "/home/u", "--dir", "/home/u/.local/bin",
-                  "--ro-bind", "/home/u/.local/bin", "/opt/host-bin",
-                  "--overlay-src", "/home/u/.nvm", "--tmp-overlay", "/home/u/.nvm",
-                  "--bind", "/home/u/.claude", "/home/u/.claude", "--tmpfs", "/tmp/.X11-unix",
-                  "--ro-bind-data", "7", "/run/resolv.conf", "--setenv", "PATH", "/x",
-                  "--", "--ro-bind", "/", "/"};
-  using detail::sandbox_source;
-  CHECK(sandbox_source(a, "/usr/bin/node") == "/usr/bin/node");
-  CHECK(sandbox_source(a, "/bin/sh") == "/usr/bin/sh");
-  CHECK(sandbox_source(a, "/var/cache/x") == "");
-  CHECK(sandbox_source(a, "/tmp/t/claude") == "/tmp/t/claude");
-  CHECK(sandbox_source(a, "/tmp/.X11-unix/X0") == "");  // a later tmpfs covers the bind
-  CHECK(sandbox_source(a, "/home/u/.local/bin/claude") == "");  // --dir makes no source
-  CHECK(sandbox_source(a, "/opt/host-bin/claude") == "/home/u/.local/bin/claude");
-  CHECK(sandbox_source(a, "/home/u/.nvm/versions/x") == "/home/u/.nvm/versions/x");
-  CHECK(sandbox_source(a, "/home/u/.claude/../.claude/f") == "/home/u/.claude/f");
-  CHECK(sandbox_source(a, "/run/resolv.conf") == "");
-  CHECK(sandbox_source(a, "/opt/x") == "");  // bwrap's empty root
-  CHECK(sandbox_source(a, "/PATH") == "");   // --setenv values are no mounts; after -- is the command
 }

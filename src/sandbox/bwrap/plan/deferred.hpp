@@ -40,7 +40,7 @@ public:
 
   // What plan() had when it reached the protections (protect.cpp): the request, the host (a
   // copy, sharing the pending scan) and everything built so far, whole (detail::Built: the
-  // layout reads the mount table in the argv, the confinement's overlays, the writable binds,
+  // layout reads the mount table in the ops, the confinement's overlays, the writable binds,
   // the guards planned before the protections, the /tmp shadows and where the user's sockets'
   // go among them).
   struct State {

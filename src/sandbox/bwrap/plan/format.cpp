@@ -89,7 +89,7 @@ std::vector<std::string> with_inner_mounts_as_options(const LaunchPlan& plan,
       argv.push_back("--dev");
     } else if (!plan.inner_mounts.empty() && plan.argv.size() - i >= gate.size() &&
         std::equal(gate.begin(), gate.end(), plan.argv.begin() + long(i))) {
-      auto opts = as_bwrap_options(expressible_as_options(argv, inner, left_out));
+      auto opts = as_bwrap_options(expressible_as_options(mount_steps(argv), inner, left_out));
       argv.insert(argv.end(), opts.begin(), opts.end());
       i += gate.size() - 1;
     } else {

@@ -2,8 +2,13 @@
 
 namespace blaude::sandbox::bwrap {
 
+Ops gate_ops(const std::string& info_token, const std::string& gate_token) {
+  return {option_op({"--info-fd", info_token}), mount_op(OpKind::Dir, "", kGateDir),
+          mount_op(OpKind::File, gate_token, kGateFile), mount_op(OpKind::RemountRo, "", kProofDir)};
+}
+
 std::vector<std::string> gate_args(const std::string& info_token, const std::string& gate_token) {
-  return {"--info-fd", info_token, "--dir", kGateDir, "--file", gate_token, kGateFile, "--remount-ro", kProofDir};
+  return render(gate_ops(info_token, gate_token));
 }
 
 std::string check_inner_mounts(const std::vector<InnerMount>& mounts) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "sandbox/bwrap/plan/mount_op.hpp"
 #include "sandbox/launch_plan.hpp"
 
 namespace blaude::sandbox::bwrap {
@@ -22,6 +23,8 @@ inline constexpr const char* kProofDir = "/run/blaude/protected";
 // The bwrap options of the gate, to come after every other mount op. The tokens stand for the
 // descriptors ProtectGate makes (the launcher substitutes them). Pure.
 std::vector<std::string> gate_args(const std::string& info_token, const std::string& gate_token);
+// The same as the planner's ops (what gate_args renders).
+Ops gate_ops(const std::string& info_token, const std::string& gate_token);
 
 // "" when `mounts` is what the helper can apply: absolute normalized paths, no duplicates, every
 // ancestor before its descendants (a later mount on an ancestor would hide an earlier one).

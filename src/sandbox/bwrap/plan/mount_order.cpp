@@ -43,11 +43,6 @@ const std::map<std::string, OpInfo>& ops() {
   return m;
 }
 
-bool hides(const MountStep& s) {
-  auto it = ops().find(s.op);
-  return it != ops().end() && it->second.role == Role::Mount;
-}
-
 bool is_bind(const std::string& op) { return op == "--bind" || op == "--ro-bind" || op == "--bind-try" || op == "--ro-bind-try"; }
 bool read_only(const std::string& op) { return op == "--ro-bind" || op == "--ro-bind-try"; }
 
@@ -69,15 +64,16 @@ std::vector<MountStep> mount_steps(const std::vector<std::string>& a) {
     const OpInfo& info = it->second;
     if (info.role != Role::Skip && i + size_t(info.dst) < a.size()) {
       std::string src = is_bind(a[i]) && i + 1 < a.size() ? normalize(a[i + 1]) : "";
-      out.push_back({a[i], normalize(a[i + size_t(info.dst)]), src, i});
+      out.push_back({a[i], normalize(a[i + size_t(info.dst)]), src, i, 0});
     }
     i += size_t(info.arity);
   }
   return out;
 }
 
-std::vector<Shadowing> shadowed_mounts(const std::vector<std::string>& argv) {
-  const auto steps = mount_steps(argv);
+std::vector<Shadowing> shadowed_mounts(const std::vector<std::string>& argv) { return shadowed_mounts(mount_steps(argv)); }
+
+std::vector<Shadowing> shadowed_mounts(const std::vector<MountStep>& steps) {
   std::vector<Shadowing> out;
   for (size_t i = 0; i < steps.size(); ++i) {
     // The last later mount that covers it is the one that wins; report that one.

@@ -7,16 +7,9 @@
 #include <string>
 #include <vector>
 
-namespace blaude::sandbox::bwrap {
+#include "sandbox/bwrap/plan/mount_op.hpp"
 
-// One step of the mount table: the option ("--ro-bind", "--tmp-overlay", "--remount-ro", ...)
-// and its destination inside the sandbox.
-struct MountStep {
-  std::string op;
-  std::string dst;
-  std::string src;   // the host source of a bind ("" for everything else)
-  size_t index = 0;  // position of op in the argv
-};
+namespace blaude::sandbox::bwrap {
 
 // An earlier step that a later mount covers (the later one's dst is the same path or an ancestor).
 struct Shadowing {
@@ -33,6 +26,8 @@ std::vector<MountStep> mount_steps(const std::vector<std::string>& argv);
 // Not counted: a bind hidden by a later bind that shows the very same host path there with the
 // same access (-m /opt/vendor over the read-only /opt/vendor/bin): nothing changes inside.
 std::vector<Shadowing> shadowed_mounts(const std::vector<std::string>& argv);
+// The same over the planner's steps (steps_of, mount_op.hpp).
+std::vector<Shadowing> shadowed_mounts(const std::vector<MountStep>& steps);
 
 // "--bind /home/u/.config (argv 57) hides the earlier --ro-bind /home/u/.config/nvm (argv 40)"
 std::string describe(const Shadowing& s);

@@ -18,13 +18,13 @@ using detail::Fallback;
 namespace detail {
 
 void Builder::rw(const std::string& src, const std::string& dst) {
-  add({"--bind", src, dst});
+  add(OpKind::Bind, src, dst);
   const std::string& real = f.at(src).real;
   rw_binds.emplace_back(real.empty() ? src : real, dst);
 }
 
 std::string Builder::landing(const std::string& path) {
-  const std::string shown = sandbox_source(p.argv, path);
+  const std::string shown = source_at(ops, path);
   if (shown.empty()) return path;
   const PathFact& pf = f.at(shown);
   if (pf.lkind != Kind::Symlink) return path;
@@ -51,7 +51,7 @@ void Builder::overlay_or(const std::string& path_in, Fallback fb) {
   } else if (fb == Fallback::Bind && f.ipc.own_overlay) {
     // bwrap < 0.9: blaude mounts the overlay itself before bwrap starts (probe/confine.hpp); bwrap
     // binds what it shows.
-    add({"--bind", path, path});
+    add(OpKind::Bind, path, path);
     p.confine.overlays.push_back(path);
   } else if (fb == Fallback::Tmpfs) {
     tmpfs(path);
@@ -135,13 +135,17 @@ std::string sandbox_path(const HostFacts& f) {
 namespace {
 
 void add_namespaces(Builder& b) {
-  b.add({"--unshare-user", "--uid", std::to_string(sandbox_uid(b.f)), "--gid",
-         std::to_string(sandbox_gid(b.f)), "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-         "--hostname", "blaude", "--unshare-cgroup-try", "--cap-drop", "ALL", "--die-with-parent"});
+  for (std::vector<std::string> o : {std::vector<std::string>{"--unshare-user"},
+                                     {"--uid", std::to_string(sandbox_uid(b.f))},
+                                     {"--gid", std::to_string(sandbox_gid(b.f))},
+                                     {"--unshare-pid"}, {"--unshare-ipc"}, {"--unshare-uts"},
+                                     {"--hostname", "blaude"}, {"--unshare-cgroup-try"},
+                                     {"--cap-drop", "ALL"}, {"--die-with-parent"}})
+    b.option(std::move(o));
   // With a pty between us and the user, TIOCSTI can only reach that pty. Without one the
   // sandbox would share the user's terminal, so it gets its own session.
-  if (!b.f.stdio_tty) b.add({"--new-session"});
-  if (b.req.no_network) b.add({"--unshare-net"});
+  if (!b.f.stdio_tty) b.option({"--new-session"});
+  if (b.req.no_network) b.option({"--unshare-net"});
   b.p.syscalls = {b.f.syscall_filter, b.req.nested_sandbox};
 }
 
@@ -151,7 +155,7 @@ void add_system(Builder& b) {
   for (const char* d : {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}) {
     const PathFact& pf = b.f.at(d);
     if (pf.lkind == Kind::Symlink && !pf.link.empty()) {
-      b.add({"--symlink", pf.link, d});
+      b.add(OpKind::Symlink, pf.link, d);
     } else if (pf.lkind == Kind::Dir) {
       b.ro(d);
     }
@@ -161,7 +165,8 @@ void add_system(Builder& b) {
   // Where the protect helper runs, it makes /dev on a plain tmpfs (InnerKind::Dev): bwrap's --dev
   // costs ~0.7 ms of every start. Elsewhere bwrap's own --dev.
   b.inner_dev = b.f.inner_mounts;
-  b.add({b.inner_dev ? "--tmpfs" : "--dev", "/dev", "--proc", "/proc"});
+  b.add(b.inner_dev ? OpKind::Tmpfs : OpKind::Dev, "", "/dev");
+  b.add(OpKind::Proc, "", "/proc");
 }
 
 void add_tmp_and_run(Builder& b) {
@@ -172,7 +177,7 @@ void add_tmp_and_run(Builder& b) {
     detail::add_tmp_ipc(b);
   }
   const std::string uid = std::to_string(sandbox_uid(b.f));
-  b.add({"--tmpfs", "/var", "--tmpfs", "/run", "--tmpfs", "/run/user/" + uid});
+  for (const std::string& d : {std::string("/var"), std::string("/run"), "/run/user/" + uid}) b.tmpfs(d);
 }
 
 // /etc/resolv.conf is often a link into /run (systemd-resolved), which is a tmpfs here. Bind
@@ -187,7 +192,7 @@ void add_resolv(Builder& b) {
   for (const char* visible : {"/etc", "/usr"})
     if (is_under(rc.real, visible)) return;
   b.dir(dirname_of(rc.real));
-  b.add({"--ro-bind-data", "@fd:resolv", rc.real});
+  b.add(OpKind::Data, "@fd:resolv", rc.real);
   b.p.data_fds.push_back({"@fd:resolv", b.f.resolv_content});
 }
 
@@ -263,7 +268,7 @@ void add_config(Builder& b) {
                                "; it cannot be made read-only without overlays (bubblewrap 0.9+)");
     } else if (g.lkind == Kind::Missing) {
       b.tmpfs(git);
-      b.add({"--remount-ro", git});
+      b.add(OpKind::RemountRo, "", git);
     } else {
       b.ro(git);
     }
@@ -458,8 +463,8 @@ void add_grants(Builder& b, const Grants& grants) {
 // exactly the list is what makes those drops (CLAUDE_CODE_SUBPROCESS_ENV_SCRUB, the outer
 // session's markers, ...) hold in every mode.
 void add_env(Builder& b, const EnvList& env) {
-  b.add({"--clearenv"});
-  for (const auto& [k, v] : env) b.add({"--setenv", k, v});
+  b.option({"--clearenv"});
+  for (const auto& [k, v] : env) b.option({"--setenv", k, v});
 }
 
 // bwrap lets a later mount on an ancestor hide an earlier one: a read-only pin or a tool dir
@@ -468,7 +473,7 @@ void add_env(Builder& b, const EnvList& env) {
 // fail closed rather than start a sandbox that protects less than it claims.
 // Under --allow-protected-writes the user chose to lose protections: a warning then.
 void enforce_mount_order(Builder& b) {
-  auto shadows = shadowed_mounts(b.p.argv);
+  auto shadows = shadowed_mounts(steps_of(b.ops));
   shadows.erase(std::remove_if(shadows.begin(), shadows.end(),
                                [&](const Shadowing& s) { return b.soft_binds.count(s.hidden.dst) > 0; }),
                 shadows.end());
@@ -498,7 +503,6 @@ LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList
   Builder b{req, facts};
   b.p.warnings = facts.probe_warnings;
   b.p.preparations = facts.cache_writes;
-  b.p.argv.push_back(facts.bwrap.empty() ? "bwrap" : facts.bwrap);
   add_namespaces(b);
   detail::add_confinement(b);
   add_system(b);
@@ -514,26 +518,29 @@ LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList
   detail::add_managed_dirs(b);
   add_mounts(b);
   add_grants(b, req.grants);
-  if (req.proxy) b.p.argv.insert(b.p.argv.end(), req.proxy->bwrap_args.begin(), req.proxy->bwrap_args.end());
+  if (req.proxy)
+    for (auto& op : ops_from_words(req.proxy->bwrap_args)) b.add(std::move(op));
   detail::add_ipc_late(b);
   detail::add_exe(b, req.command);
   if (req.tmp) {
-    b.add({"--chdir", "/tmp"});
+    b.option({"--chdir", "/tmp"});
   } else {
     detail::add_workspace(b);
   }
   detail::add_protections(b);
   add_env(b, env);
   // After add_env's --clearenv; the exec shim reads and unsets it.
-  if (req.nested_sandbox) b.add({"--setenv", kNestedSandboxEnv, "1"});
+  if (req.nested_sandbox) b.option({"--setenv", kNestedSandboxEnv, "1"});
   // (proxy mode's own arguments bind blaude at the same path already)
   const std::vector<std::string> command = detail::shimmed(b, req.command, !req.proxy);
   enforce_mount_order(b);
-  detail::drop_lifted(b);
   detail::add_held_binds(b);
   detail::add_mount_checks(b, !command.empty() && (command[0] == kSandboxSelf || command[0] == kSandboxShim));
   detail::add_wsl_warning(b);
-  b.add({"--"});
+  // The one place the argv is written; the binds lifted to the helper are not in it.
+  b.p.argv.push_back(facts.bwrap.empty() ? "bwrap" : facts.bwrap);
+  for (const auto& op : b.ops) render(op, b.p.argv);
+  b.p.argv.push_back("--");
   // Proxy mode: the relay starts first and execs the shim, which execs the command.
   if (req.proxy) b.p.argv.insert(b.p.argv.end(), req.proxy->command_prefix.begin(), req.proxy->command_prefix.end());
   b.p.argv.insert(b.p.argv.end(), command.begin(), command.end());

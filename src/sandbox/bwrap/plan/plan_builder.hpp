@@ -1,5 +1,6 @@
-// Internal to the planner: accumulates bwrap arguments and remembers what it made writable,
-// so later rules (protected paths) can find every alias of the workspace.
+// Internal to the planner: accumulates the sandbox's setup as typed ops (mount_op.hpp) and
+// remembers what it made writable, so later rules (protected paths) can find every alias of the
+// workspace. The argv is written from the ops once, at the end of plan().
 #pragma once
 #include <functional>
 #include <map>
@@ -11,6 +12,7 @@
 
 #include "sandbox/bwrap/probe/host_facts.hpp"
 #include "sandbox/launch_plan.hpp"
+#include "sandbox/bwrap/plan/mount_op.hpp"
 #include "sandbox/bwrap/plan/protect_layout.hpp"
 #include "sandbox/request.hpp"
 
@@ -23,7 +25,8 @@ enum class Fallback { Bind, RoBind, Tmpfs };
 // deferred.hpp) takes it whole, exactly as plan() had it when it reached the protections: a
 // field added here cannot be left out of that copy (one was: the ~/.config pins, stop 23).
 struct Built {
-  LaunchPlan p;
+  LaunchPlan p;  // its argv is empty until plan() renders `ops` into it
+  Ops ops;       // the setup so far, in bwrap's order (argv[0], the program, is not an op)
   std::vector<std::pair<std::string, std::string>> rw_binds;  // (host canonical src, sandbox dst)
   std::vector<std::string> host_writable;                      // overlay fallbacks left writable
   std::set<std::string> linked_mounts;                         // linked-package ro-binds done
@@ -47,13 +50,11 @@ struct Built {
   // The user's sockets in /tmp still being scanned (HostFacts::tmp_user_sockets_pending): where
   // in `shadows` theirs go, for LaunchPlan::deferred to put them there (protect.cpp).
   std::optional<size_t> user_sockets_at = {};
-  // /dev: a --tmpfs in argv that the protect helper fills (InnerKind::Dev) instead of bwrap's
-  // --dev; settle_dev() (protect.cpp) goes back to --dev where a later mount lands below /dev.
+  // /dev: a --tmpfs op that the protect helper fills (InnerKind::Dev) instead of bwrap's --dev;
+  // settle_dev() (protect.cpp) goes back to --dev where a later mount lands below /dev.
   bool inner_dev = false;
-  // Leaf binds of argv the protect helper makes instead (InnerKind::Bind/RoBind, lift_binds() in
-  // protect.cpp), in argv order, and where their ops are in argv (taken out at the end of plan()).
-  std::vector<InnerMount> lifted = {};
-  std::vector<size_t> lifted_at = {};
+  // (The leaf binds the protect helper makes instead of bwrap are ops with MountOp::helper set:
+  // lift_binds() in protect.cpp.)
 };
 
 struct Builder : Built {
@@ -61,8 +62,11 @@ struct Builder : Built {
   const SandboxRequest& req;
   const HostFacts& f;
 
-  void add(std::initializer_list<std::string> args) { p.argv.insert(p.argv.end(), args); }
-  void ro(const std::string& src, const std::string& dst) { add({"--ro-bind", src, dst}); }
+  void add(MountOp op) { ops.push_back(std::move(op)); }
+  void add(OpKind k, const std::string& src, const std::string& dst) { add(mount_op(k, src, dst)); }
+  // A non-mount option with its values (--chdir DIR, --setenv K V, a namespace flag).
+  void option(std::vector<std::string> words) { add(option_op(std::move(words))); }
+  void ro(const std::string& src, const std::string& dst) { add(OpKind::RoBind, src, dst); }
   void ro(const std::string& path) {
     if (auto d = landing(path); !d.empty()) ro(d, d);
   }
@@ -75,11 +79,13 @@ struct Builder : Built {
   // symlink, its target's canonical path; "" (with a warning) when that is dangling or would
   // expose $HOME. Paths on bwrap's own tmpfs are never links: bwrap creates the mount point.
   std::string landing(const std::string& path);
-  void tmpfs(const std::string& path) { add({"--tmpfs", path}); }
-  void dir(const std::string& path) { add({"--dir", path}); }
-  void overlay(const std::string& src, const std::string& dst) {
-    add({"--overlay-src", src, "--tmp-overlay", dst});
+  void tmpfs(const std::string& path) { add(OpKind::Tmpfs, "", path); }
+  void dir(const std::string& path, const std::string& perms = "") {
+    MountOp d = mount_op(OpKind::Dir, "", path);
+    d.perms = perms;
+    add(std::move(d));
   }
+  void overlay(const std::string& src, const std::string& dst) { add(OpKind::Overlay, src, dst); }
   // A host tool or config dir: write-discarding overlay where bwrap can, else the fallback.
   // Nothing unless the path is a directory.
   void overlay_or(const std::string& path, Fallback fb);
@@ -107,8 +113,8 @@ void add_config_unmapped(Builder& b, const std::string& at);
 void add_workspace(Builder& b);
 // The protections at every writable alias, after every other mount (protect.cpp).
 void add_protections(Builder& b);
-// Last, once argv's order is final (plan_held.cpp): the binds in `held_binds` are made by held
-// descriptor (LaunchPlan::held).
+// Last, once the ops' order is final (plan_held.cpp): the binds in `held_binds` are made by held
+// descriptor (LaunchPlan::held, at the argv index each op renders to).
 void add_held_binds(Builder& b);
 // After that (plan_verify.cpp): every mount bwrap still makes by path, for the exec shim to
 // re-check from inside before the command starts (LaunchPlan::checks). `shim`: the command
@@ -117,8 +123,6 @@ void add_held_binds(Builder& b);
 void add_mount_checks(Builder& b, bool shim);
 // Whether the mount checks (or the helper) can hold bind source `src` to what the probe saw.
 bool checkable_source(const Builder& b, const std::string& src);
-// Takes the lifted binds' ops out of argv (after enforce_mount_order saw the whole table).
-void drop_lifted(Builder& b);
 // Linked packages' roots and token files (plan_extras.cpp).
 void add_linked_packages(Builder& b);
 // Files and dirs named by claude's environment variables (plan_extras.cpp).
@@ -138,12 +142,5 @@ std::vector<std::string> shimmed(Builder& b, const std::vector<std::string>& com
 // The program that runs (HostFacts::exe), at its own path, when the mounts so far hide it
 // (plan_exe.cpp). Throws PlanError when that would need $HOME or a secrets dir.
 void add_exe(Builder& b, const std::vector<std::string>& command);
-// The host path a sandbox path shows under the mounts `argv` makes (bwrap's order: the last
-// mount covering it wins; --symlink ops are followed); "" when it is no host path (tmpfs, /proc,
-// data, bwrap's empty root). Pure, over the argv alone.
-std::string sandbox_source(const std::vector<std::string>& argv, const std::string& path);
-// The same for many paths against one argv: the mount table is read from it once (the protect
-// layout asks once per protection and alias; re-reading the argv each time was O(n^2)).
-std::function<std::string(const std::string&)> sandbox_sources(const std::vector<std::string>& argv);
 
 }  // namespace blaude::sandbox::bwrap::detail

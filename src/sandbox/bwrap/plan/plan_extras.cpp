@@ -30,7 +30,7 @@ void add_linked_packages(Builder& b) {
         // prepare step creates it (never through a link); -try: if that fails, no bind.
         b.p.preparations.push_back({HostPrep::Kind::CreateFile, path, 0600, "", false,
                                     "token file of the linked package " + p->root});
-        b.add({"--bind-try", path, path});
+        b.add(OpKind::BindTry, path, path);
         b.rw_binds.emplace_back(path, path);
       } else if (fact->lkind == Kind::Symlink) {
         // bwrap would follow it: a package under development could point it at ~/.bashrc.

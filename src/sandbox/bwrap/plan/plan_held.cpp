@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 
 #include "sandbox/bwrap/plan/held.hpp"
-#include "sandbox/bwrap/plan/mount_order.hpp"
 #include "sandbox/bwrap/plan/plan.hpp"
 #include "sandbox/bwrap/plan/plan_builder.hpp"
 
@@ -28,9 +27,10 @@ unsigned type_of(Kind k) {
 }  // namespace
 
 void add_held_binds(Builder& b) {
-  for (const auto& st : mount_steps(b.p.argv)) {
+  // Where each op will stand in the argv (the binds lifted to the helper are not in it).
+  for (const auto& st : steps_of(b.ops, 1, /*count_helper=*/false)) {
     if ((st.op != "--bind" && st.op != "--ro-bind") || st.src.empty()) continue;
-    if (b.p.argv[st.index + 1] != st.src || !b.held_binds.count({st.src, st.dst})) continue;
+    if (b.ops[st.at].source != st.src || !b.held_binds.count({st.src, st.dst})) continue;
     if (auto m = b.made_dirs.find(st.src); m != b.made_dirs.end()) {
       b.p.held.push_back({st.index, st.src, m->second, true});
     } else if (st.src == "/dev/null") {  // the shadow over a socket file: where it lands matters
@@ -50,7 +50,8 @@ void add_held_binds(Builder& b) {
                         std::to_string(b.p.held.size()) + " mounts (first " + b.p.held.front().host +
                         ") would be made by path, racing with whatever renames them",
                     "Install bubblewrap 0.5 or newer, or put a newer bwrap first on PATH.");
-  b.add({"--dir", "/run/blaude", "--file", kSetupDoneToken, kSetupDoneFile});
+  b.dir("/run/blaude");
+  b.add(OpKind::File, kSetupDoneToken, kSetupDoneFile);
   b.p.data_fds.push_back({kSetupDoneToken, "blaude: every mount before this one was made\n"});
 }
 

@@ -18,7 +18,7 @@ namespace blaude::sandbox::bwrap::detail {
 
 namespace {
 
-bool visible(const Builder& b, const std::string& path) { return !sandbox_source(b.p.argv, path).empty(); }
+bool visible(const Builder& b, const std::string& path) { return !source_at(b.ops, path).empty(); }
 
 // What the /tmp probe saw at `path`; only the type where it has no record (facts made by hand).
 Identity tmp_id(const Builder& b, const std::string& path, unsigned type) {
@@ -203,14 +203,15 @@ void add_gpg(Builder& b) {
   }
   // gpg ignores a socket dir that is not 0700 and owned by the user, and then looks elsewhere.
   for (const auto& d : {g.socket_dir, g.homedir})
-    if (!d.empty() && !visible(b, d)) b.add({"--perms", "0700", "--dir", d});
-  b.add({"--bind", g.agent_source, g.agent_dest});
+    if (!d.empty() && !visible(b, d)) b.dir(d, "0700");
+  b.add(OpKind::Bind, g.agent_source, g.agent_dest);
   // Inside, /run/user/UID always exists (a tmpfs), so gpg looks for the agent there even where
   // the host has no /run/user/UID and keeps it in the home dir: bind it there too.
   const std::string run = "/run/user/" + std::to_string(sandbox_uid(b.f)) + "/gnupg";
   if (!is_under(g.agent_dest, run)) {
     if (g.homedir == b.home(".gnupg")) {
-      b.add({"--perms", "0700", "--dir", run, "--bind", g.agent_source, run + "/S.gpg-agent"});
+      b.dir(run, "0700");
+      b.add(OpKind::Bind, g.agent_source, run + "/S.gpg-agent");
     } else {
       b.p.warnings.push_back("--git: gpg inside may not find the agent (GNUPGHOME is not ~/.gnupg and the host has no " +
                              run + ")");

@@ -31,7 +31,7 @@ void persistent_dir(Builder& b, const std::string& path, const std::string& why)
   // is there; created 0700 by the prepare step, bound only if that worked (--bind-try).
   if (b.f.at(path).lkind != Kind::Missing || b.f.home_real.empty()) return;
   b.p.preparations.push_back({HostPrep::Kind::MakeDir, path, 0700, "", false, why});
-  b.add({"--bind-try", path, path});
+  b.add(OpKind::BindTry, path, path);
 }
 
 void add_wsl_warning(Builder& b) {

@@ -12,15 +12,12 @@
 #include <set>
 
 #include "common/paths.hpp"
-#include "sandbox/bwrap/plan/mount_order.hpp"
 #include "sandbox/bwrap/plan/plan.hpp"
 #include "sandbox/bwrap/plan/plan_builder.hpp"
 
 namespace blaude::sandbox::bwrap::detail {
 
 namespace {
-
-bool hides(const std::string& op) { return op != "--remount-ro" && op != "--symlink"; }
 
 // Indices of the steps whose destination no later mount covers (same path or an ancestor).
 std::set<size_t> visible_steps(const std::vector<MountStep>& steps) {
@@ -31,7 +28,7 @@ std::set<size_t> visible_steps(const std::vector<MountStep>& steps) {
     for (std::string d = it->dst; !hidden && !d.empty(); d = d == "/" ? "" : dirname_of(d))
       hidden = later.count(d) > 0;
     if (!hidden) out.insert(it->index);
-    if (hides(it->op)) later.insert(it->dst);
+    if (hides(*it)) later.insert(it->dst);
   }
   return out;
 }
@@ -60,11 +57,12 @@ void add_mount_checks(Builder& b, bool shim) {
     b.p.warnings.push_back("BLAUDE_MOUNT_CHECKS=off: the mounts bwrap makes by path are not re-checked inside");
     return;
   }
-  const auto steps = mount_steps(b.p.argv);
+  // As bwrap gets them: the binds lifted to the helper are the helper's to check.
+  const auto steps = steps_of(b.ops, 1, /*count_helper=*/false);
   const auto visible = visible_steps(steps);
   std::set<size_t> held;
   for (const auto& h : b.p.held) held.insert(h.index);
-  const auto source_of = sandbox_sources(b.p.argv);
+  const auto source_of = source_table(b.ops);
   for (const auto& st : steps) {
     if (!visible.count(st.index) || held.count(st.index)) continue;
     if (st.op == "--bind" || st.op == "--ro-bind" || st.op == "--dev-bind") {

@@ -101,7 +101,7 @@ void add_workspace(Builder& b) {
     warn_links(b);
     collect(b);
   }
-  b.add({"--chdir", w});
+  b.option({"--chdir", w});
 }
 
 // After every other mount: each guard at every writable alias (the workspace's own bind, a
@@ -122,7 +122,10 @@ void add_shadows(Builder& b, std::vector<InnerMount> protections) {
   mounts.insert(mounts.end(), b.shadows.begin(), b.shadows.end());
   // The lifted binds before them (the protections land in them), /dev first of all: the shadows
   // clone its /dev/null.
-  mounts.insert(mounts.begin(), b.lifted.begin(), b.lifted.end());
+  std::vector<InnerMount> lifted;
+  for (const auto& op : b.ops)
+    if (op.helper) lifted.push_back(*op.helper);
+  mounts.insert(mounts.begin(), lifted.begin(), lifted.end());
   if (b.inner_dev) {
     InnerMount dev;
     dev.path = dev.host = "/dev";
@@ -131,7 +134,7 @@ void add_shadows(Builder& b, std::vector<InnerMount> protections) {
     mounts.insert(mounts.begin(), std::move(dev));
   }
   if (mounts.empty()) return;
-  for (auto& a : gate_args(kInfoToken, kGateToken)) b.p.argv.push_back(a);
+  for (auto& op : gate_ops(kInfoToken, kGateToken)) b.add(std::move(op));
   b.p.inner_mounts = std::move(mounts);
 }
 
@@ -141,7 +144,7 @@ void lay_out_protections(Builder& b);
 // DeferredProtect::finish() over the same state.
 void defer_protections(Builder& b) {
   DeferredProtect::State s{b.req, std::make_shared<HostFacts>(b.f), static_cast<const Built&>(b)};
-  for (auto& a : gate_args(kInfoToken, kGateToken)) b.p.argv.push_back(a);
+  for (auto& op : gate_ops(kInfoToken, kGateToken)) b.add(std::move(op));
   b.p.deferred = std::make_shared<DeferredProtect>(std::move(s));
 }
 
@@ -150,28 +153,29 @@ void defer_protections(Builder& b) {
 void settle_dev(Builder& b) {
   if (!b.inner_dev) return;
   const MountStep* dev = nullptr;  // add_system's --tmpfs /dev, the first mount there
-  for (const auto& st : mount_steps(b.p.argv)) {
+  const auto steps = steps_of(b.ops);
+  for (const auto& st : steps) {
     if (!dev && st.op == "--tmpfs" && st.dst == "/dev") {
       dev = &st;
     } else if (dev && is_under(st.dst, "/dev")) {
-      b.p.argv[dev->index] = "--dev";
+      b.ops[dev->at].kind = OpKind::Dev;
       b.inner_dev = false;
       return;
     }
   }
 }
 
-bool mounts_something(const std::string& op) { return op != "--dir" && op != "--symlink" && op != "--chmod"; }
+bool mounts_something(const std::string& op) { return op != "--symlink"; }
 
 // bwrap re-reads the mount table after every bind (~0.15 ms each); the helper binds in
-// O(1). A bind of argv is the helper's when that changes nothing of the mount table: nothing of
+// O(1). A bind is the helper's when that changes nothing of the mount table: nothing of
 // bwrap's lands at or below its destination before or after it, no later mount covers it, it
 // lands on a tmpfs of bwrap's (its mount point is made in the sandbox only, never on the host),
 // and its source is one the probe saw as a canonical path (the helper opens it with no symlink on
 // the way and checks it is that object: what the exec shim's mount check held it to before).
 void lift_binds(Builder& b) {
   if (!b.f.inner_mounts || b.f.env_or("BLAUDE_LIFT_BINDS") == "off") return;
-  const auto steps = mount_steps(b.p.argv);
+  const auto steps = steps_of(b.ops);
   for (size_t i = 0; i < steps.size(); ++i) {
     const MountStep& st = steps[i];
     if (st.op != "--bind" && st.op != "--ro-bind" && st.op != "--bind-try") continue;
@@ -205,18 +209,11 @@ void lift_binds(Builder& b) {
     m.host = st.src;
     m.why = "bwrap's " + st.op;
     m.if_gone = st.op == "--bind-try";
-    b.lifted.push_back(std::move(m));
-    b.lifted_at.push_back(st.index);
+    b.ops[st.at].helper = std::move(m);
   }
 }
 
 }  // namespace
-
-void drop_lifted(Builder& b) {
-  for (auto it = b.lifted_at.rbegin(); it != b.lifted_at.rend(); ++it)
-    b.p.argv.erase(b.p.argv.begin() + long(*it), b.p.argv.begin() + long(*it) + 3);
-  b.lifted_at.clear();
-}
 
 void add_protections(Builder& b) {
   settle_dev(b);
@@ -238,12 +235,13 @@ void lay_out_protections(Builder& b) {
   std::vector<Alias> aliases;
   for (const auto& [src, dst] : b.rw_binds) aliases.push_back({src, dst});
   const auto& ids = b.f.ws.ids;
+  const auto steps = steps_of(b.ops);
   std::vector<std::string> overlays;
-  for (const auto& st : mount_steps(b.p.argv))
+  for (const auto& st : steps)
     if (st.op == "--tmp-overlay" || st.op == "--overlay" || st.op == "--ro-overlay") overlays.push_back(st.dst);
   // bwrap < 0.9: the overlays blaude makes itself before bwrap (probe/confine.hpp), bound by bwrap.
   overlays.insert(overlays.end(), b.p.confine.overlays.begin(), b.p.confine.overlays.end());
-  const auto source_of = sandbox_sources(b.p.argv);  // the argv does not change below
+  const auto source_of = source_table(b.ops);  // the ops do not change below
   // A workspace under /tmp is also writable through the sandbox's rw /tmp at its host path:
   // there the helper clones the workspace's own bind with every protection in it (one Mirror,
   // protect_layout.hpp) instead of mounting every guard again, unless something is mounted
@@ -252,7 +250,7 @@ void lay_out_protections(Builder& b) {
   std::string view_alias;
   if (!off && b.f.inner_mounts && is_under(b.f.cwd, "/tmp")) {
     view_alias = "/tmp";
-    for (const auto& st : mount_steps(b.p.argv))
+    for (const auto& st : steps)
       if (is_under(st.dst, b.f.cwd) && st.dst != b.f.cwd) view_alias.clear();
     for (const auto& d : overlays)
       if (is_under(d, b.f.cwd)) view_alias.clear();
@@ -277,7 +275,7 @@ void lay_out_protections(Builder& b) {
     add_shadows(b, std::move(layout.mounts));
   } else if (!layout.mounts.empty()) {
     std::vector<std::pair<std::string, std::string>> left_out;
-    auto kept = expressible_as_options(b.p.argv, layout.mounts, left_out);
+    auto kept = expressible_as_options(steps, layout.mounts, left_out);
     for (const auto& [path, below] : left_out)
       b.p.warnings.push_back(path + " is not pinned: as a bwrap option it would hide " + below);
     // Each bind is made from a descriptor checked against the probe (plan_held.cpp); a missing
@@ -287,7 +285,7 @@ void lay_out_protections(Builder& b) {
       b.held_binds.insert({m.host, m.path});
       if (m.kind == InnerKind::EmptyDir) b.made_dirs[m.host] = m.id;
     }
-    for (auto& a : as_bwrap_options(kept, /*empty_dirs_as_binds=*/true)) b.p.argv.push_back(a);
+    for (auto& op : as_bwrap_ops(kept, /*empty_dirs_as_binds=*/true)) b.add(std::move(op));
   }
 }
 

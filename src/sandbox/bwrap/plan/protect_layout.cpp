@@ -1,7 +1,6 @@
 #include "sandbox/bwrap/plan/protect_layout.hpp"
 
 #include "common/paths.hpp"
-#include "sandbox/bwrap/plan/mount_order.hpp"
 
 #include <algorithm>
 #include <map>
@@ -120,15 +119,15 @@ std::vector<std::string> paths_to_identify(const std::vector<HostGuard>& guards,
   return {out.begin(), out.end()};
 }
 
-std::vector<std::string> as_bwrap_options(const std::vector<InnerMount>& mounts, bool empty_dirs_as_binds) {
-  std::vector<std::string> o;
+Ops as_bwrap_ops(const std::vector<InnerMount>& mounts, bool empty_dirs_as_binds) {
+  Ops o;
   for (size_t i = 0; i < mounts.size(); ++i) {
     const InnerMount& m = mounts[i];
     switch (m.kind) {
       case InnerKind::Mirror: {
         // As options: the workspace pinned at the path, then every earlier mount in `from` again
         // there (what the clone carries), from the same host objects.
-        o.insert(o.end(), {"--bind", m.host, m.path});
+        o.push_back(mount_op(OpKind::Bind, m.host, m.path));
         std::vector<InnerMount> again;
         for (size_t j = 0; j < i; ++j)
           if (within(mounts[j].path, m.from) && mounts[j].path != m.from && mounts[j].kind != InnerKind::Mirror) {
@@ -136,21 +135,22 @@ std::vector<std::string> as_bwrap_options(const std::vector<InnerMount>& mounts,
             r.path = m.path + mounts[j].path.substr(m.from.size());
             again.push_back(std::move(r));
           }
-        for (auto& a : as_bwrap_options(again, empty_dirs_as_binds)) o.push_back(std::move(a));
+        for (auto& a : as_bwrap_ops(again, empty_dirs_as_binds)) o.push_back(std::move(a));
         break;
       }
-      case InnerKind::ReadOnly: o.insert(o.end(), {"--ro-bind", m.host, m.path}); break;
-      case InnerKind::Pin: o.insert(o.end(), {"--bind", m.host, m.path}); break;
-      case InnerKind::ShadowFile: o.insert(o.end(), {"--ro-bind", "/dev/null", m.path}); break;
-      case InnerKind::ShadowDir: o.insert(o.end(), {"--tmpfs", m.path}); break;
-      case InnerKind::Dev: o.insert(o.end(), {"--dev", m.path}); break;
-      case InnerKind::Bind: o.insert(o.end(), {m.if_gone ? "--bind-try" : "--bind", m.host, m.path}); break;
-      case InnerKind::RoBind: o.insert(o.end(), {"--ro-bind", m.host, m.path}); break;
+      case InnerKind::ReadOnly: o.push_back(mount_op(OpKind::RoBind, m.host, m.path)); break;
+      case InnerKind::Pin: o.push_back(mount_op(OpKind::Bind, m.host, m.path)); break;
+      case InnerKind::ShadowFile: o.push_back(mount_op(OpKind::RoBind, "/dev/null", m.path)); break;
+      case InnerKind::ShadowDir: o.push_back(mount_op(OpKind::Tmpfs, "", m.path)); break;
+      case InnerKind::Dev: o.push_back(mount_op(OpKind::Dev, "", m.path)); break;
+      case InnerKind::Bind: o.push_back(mount_op(m.if_gone ? OpKind::BindTry : OpKind::Bind, m.host, m.path)); break;
+      case InnerKind::RoBind: o.push_back(mount_op(OpKind::RoBind, m.host, m.path)); break;
       case InnerKind::EmptyDir:
         if (empty_dirs_as_binds) {
-          o.insert(o.end(), {"--ro-bind", m.host, m.path});
+          o.push_back(mount_op(OpKind::RoBind, m.host, m.path));
         } else {
-          o.insert(o.end(), {"--tmpfs", m.path, "--remount-ro", m.path});
+          o.push_back(mount_op(OpKind::Tmpfs, "", m.path));
+          o.push_back(mount_op(OpKind::RemountRo, "", m.path));
         }
         break;
     }
@@ -158,11 +158,15 @@ std::vector<std::string> as_bwrap_options(const std::vector<InnerMount>& mounts,
   return o;
 }
 
-std::vector<InnerMount> expressible_as_options(const std::vector<std::string>& argv,
+std::vector<std::string> as_bwrap_options(const std::vector<InnerMount>& mounts, bool empty_dirs_as_binds) {
+  return render(as_bwrap_ops(mounts, empty_dirs_as_binds));
+}
+
+std::vector<InnerMount> expressible_as_options(const std::vector<MountStep>& steps,
                                                const std::vector<InnerMount>& mounts,
                                                std::vector<std::pair<std::string, std::string>>& left_out) {
   std::vector<std::string> dsts;
-  for (const auto& st : mount_steps(argv)) dsts.push_back(st.dst);
+  for (const auto& st : steps) dsts.push_back(st.dst);
   std::vector<InnerMount> kept;
   for (const auto& m : mounts) {
     auto below = std::find_if(dsts.begin(), dsts.end(), [&](const std::string& d) { return is_under(d, m.path) && d != m.path; });

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sandbox/bwrap/plan/gate_args.hpp"
+#include "sandbox/bwrap/plan/mount_op.hpp"
 #include "sandbox/bwrap/probe/workspace.hpp"
 
 namespace blaude::sandbox::bwrap {
@@ -58,13 +59,16 @@ std::vector<std::string> paths_to_identify(const std::vector<HostGuard>& guards,
 // runnable form): --ro-bind / --bind / --tmpfs + --remount-ro.
 // With `empty_dirs_as_binds`, an EmptyDir is `--ro-bind HOST PATH` (the launcher creates HOST
 // and binds it by descriptor, plan_held.cpp) instead of `--tmpfs PATH --remount-ro PATH`.
+Ops as_bwrap_ops(const std::vector<InnerMount>& mounts, bool empty_dirs_as_binds = false);
+// Those ops' words.
 std::vector<std::string> as_bwrap_options(const std::vector<InnerMount>& mounts, bool empty_dirs_as_binds = false);
 
 // As a bwrap option a mount is a bind of the HOST path, which would hide whatever the sandbox
 // already mounted below it ($HOME's tmpfs under a pinned /tmp dir, re-exposing the host's $HOME).
-// The mounts that can be written as options after `argv` without that; each other one in
-// `left_out` as (its path, the mount it would hide). The fallback and --dry-run both use this.
-std::vector<InnerMount> expressible_as_options(const std::vector<std::string>& argv,
+// The mounts that can be written as options after the mount table `steps` without that; each
+// other one in `left_out` as (its path, the mount it would hide). The fallback and --dry-run
+// both use this.
+std::vector<InnerMount> expressible_as_options(const std::vector<MountStep>& steps,
                                                const std::vector<InnerMount>& mounts,
                                                std::vector<std::pair<std::string, std::string>>& left_out);
 
