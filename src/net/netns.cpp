@@ -144,7 +144,7 @@ UniqueFd receive_ns(int sock) {
 }
 
 void send_answer(int sock, char answer) {
-#ifdef MSG_NOSIGNAL
+#if BLAUDE_LINUX_CALLS
   constexpr int kNoSignal = MSG_NOSIGNAL;
 #else
   constexpr int kNoSignal = 0;

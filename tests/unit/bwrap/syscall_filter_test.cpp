@@ -2,7 +2,8 @@
 // child, which makes each call the table refuses, and the one next to it that must still work.
 // Each refusal has its control: the same call in a child with no filter (or with nested
 // sandboxes on) does not get the filter's errno. Linux with libseccomp only.
-#if defined(__linux__) && defined(BLAUDE_HAVE_SECCOMP)
+#include "common/platform.hpp"
+#if BLAUDE_LINUX_CALLS && defined(BLAUDE_HAVE_SECCOMP)
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/keyctl.h>
@@ -172,8 +173,8 @@ TEST_CASE("syscall filter: --dry-run's table names every active row once, with i
   CHECK(format_syscall_filter({false, false}).empty());
   const std::string text = format_syscall_filter({true, false});
   for (const SyscallRule* r : active_rules({true, false})) {
-    INFO(r->syscall);
-    CHECK(text.find(r->syscall) != std::string::npos);
+    INFO(r->call);
+    CHECK(text.find(r->call) != std::string::npos);
   }
   CHECK(text.find("#   ioctl (TIOCSTI): EPERM") != std::string::npos);
   CHECK(text.find("#   clone3: ENOSYS") != std::string::npos);

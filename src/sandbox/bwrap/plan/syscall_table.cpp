@@ -27,9 +27,8 @@ constexpr uint64_t kUname26 = 0x0020000;
 #ifndef TIOCLINUX
 #define TIOCLINUX 0x541C
 #endif
-#ifndef CLONE_NEWUSER
-#define CLONE_NEWUSER 0x10000000
-#endif
+// Linux's CLONE_NEWUSER, by value: the table is data on every platform (--dry-run prints it).
+constexpr uint64_t kCloneNewUser = 0x10000000;
 #ifndef AF_PACKET
 #define AF_PACKET 17
 #endif
@@ -94,10 +93,10 @@ std::vector<SyscallRule> make_rules() {
        "AF_INET, SOCK_RAW, not ICMP", raw},
       {"socket", {is(0, AF_INET6), low_bits(1, 0xf, SOCK_RAW), not_(2, IPPROTO_ICMPV6)}, EPERM, false,
        "AF_INET6, SOCK_RAW, not ICMPv6", raw},
-      {"unshare", {has(0, CLONE_NEWUSER)}, EPERM, true, "CLONE_NEWUSER",
+      {"unshare", {has(0, kCloneNewUser)}, EPERM, true, "CLONE_NEWUSER",
        "a user namespace of its own gives a program every capability over the namespaces it makes next "
        "(nested sandboxes need it: --nested-sandbox)"},
-      {"clone", {has(0, CLONE_NEWUSER)}, EPERM, true, "CLONE_NEWUSER", "as unshare"},
+      {"clone", {has(0, kCloneNewUser)}, EPERM, true, "CLONE_NEWUSER", "as unshare"},
       {"clone3", {}, ENOSYS, true, "",
        "its flags are in memory a filter cannot read; glibc and Go fall back to clone on ENOSYS"},
       {"setns", {}, EPERM, true, "", "joins another namespace"},
@@ -146,7 +145,7 @@ std::string format_syscall_filter(const SyscallFilter& f) {
     size_t j = i;
     for (; j < rows.size() && rows[j]->why == rows[i]->why && rows[j]->error == rows[i]->error; ++j) {
       if (j > i) head += ", ";
-      head += rows[j]->syscall;
+      head += rows[j]->call;
       if (*rows[j]->when) head += std::string(" (") + rows[j]->when + ")";
     }
     out += "#   " + head + ": " + errno_name(rows[i]->error) + ", " + rows[i]->why + "\n";

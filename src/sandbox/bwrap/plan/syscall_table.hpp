@@ -36,7 +36,7 @@ struct ArgTest {
 };
 
 struct SyscallRule {
-  const char* syscall;        // the name libseccomp knows; rows for calls the arch lacks are skipped
+  const char* call;           // the name libseccomp knows; rows for calls the arch lacks are skipped
   std::vector<ArgTest> tests;  // empty: always
   int error;                  // the errno returned (EPERM; ENOSYS where callers probe for support)
   bool nested_lifts;          // not applied when nested namespaces are on (SyscallFilter::nested)

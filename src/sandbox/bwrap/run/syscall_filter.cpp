@@ -7,15 +7,16 @@
 #include <stdexcept>
 
 #include "common/data_fd.hpp"
+#include "common/platform.hpp"
 #include "sandbox/bwrap/plan/syscall_table.hpp"
 
-#ifdef BLAUDE_HAVE_SECCOMP
+#if defined(BLAUDE_HAVE_SECCOMP) && BLAUDE_LINUX_CALLS
 #include <seccomp.h>
 #endif
 
 namespace blaude::sandbox::bwrap {
 
-#ifdef BLAUDE_HAVE_SECCOMP
+#if defined(BLAUDE_HAVE_SECCOMP) && BLAUDE_LINUX_CALLS
 namespace {
 
 struct Ctx {
@@ -32,7 +33,7 @@ struct Ctx {
 void add(scmp_filter_ctx c, const SyscallRule& r, int nr, const std::vector<scmp_arg_cmp>& cmps) {
   int rc = seccomp_rule_add_exact_array(c, SCMP_ACT_ERRNO(uint32_t(r.error)), nr, unsigned(cmps.size()),
                                         cmps.empty() ? nullptr : cmps.data());
-  if (rc < 0) failed(std::string(r.syscall) + (*r.when ? std::string(" (") + r.when + ")" : ""), rc);
+  if (rc < 0) failed(std::string(r.call) + (*r.when ? std::string(" (") + r.when + ")" : ""), rc);
 }
 
 // One row as libseccomp rules. FlagsOutside ("(x & ~allowed) != 0 and x != 0xffffffff" on the
@@ -85,7 +86,7 @@ std::string compile_syscall_filter(const SyscallFilter& f) {
   // bwrap sets no_new_privs itself before it loads the program.
   if (int rc = seccomp_attr_set(ctx.c, SCMP_FLTATR_CTL_NNP, 0); rc < 0) failed("no_new_privs", rc);
   for (const SyscallRule* r : active_rules(f)) {
-    int nr = seccomp_syscall_resolve_name(r->syscall);
+    int nr = seccomp_syscall_resolve_name(r->call);
     if (nr == __NR_SCMP_ERROR || nr < 0) continue;  // not a call of this architecture
     add_row(ctx.c, *r, nr);
   }
@@ -106,7 +107,8 @@ std::string compile_syscall_filter(const SyscallFilter& f) {
 }
 #else
 std::string compile_syscall_filter(const SyscallFilter&) {
-  throw std::runtime_error("this blaude was built without libseccomp: it cannot build the syscall filter");
+  throw std::runtime_error("this blaude was built without libseccomp (or without Linux's calls): it cannot build "
+                           "the syscall filter");
 }
 #endif
 
