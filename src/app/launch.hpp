@@ -76,6 +76,14 @@ void report_findings(const std::vector<std::string>& warnings, const std::vector
 // --dry-run the plan itself, including the host preparations it would make, to stdout.
 void report(const Launch& l, const cli::Options& o);
 
+// The sandbox's layers as one line (namespaces, abstract-socket scoping, the syscall filter,
+// the keyring, the network, resource limits); `missing` when one that this host could have is off.
+struct Layers {
+  std::string text;
+  bool missing = false;
+};
+Layers sandbox_layers(const Launch& l, const cli::Options& o);
+
 // One host preparation: "" when done (or already so), else why not.
 std::string apply(const sandbox::HostPrep& p);
 

@@ -39,6 +39,43 @@ std::string format_preparations(const std::vector<sandbox::HostPrep>& preps) {
 
 }  // namespace
 
+Layers sandbox_layers(const Launch& l, const cli::Options& o) {
+  Layers r;
+  const bool own_net = o.no_network || l.net || !l.netns_pasta.empty();
+  std::string t = "namespaces user, pid, mount, ipc, uts";
+  if (own_net) t += ", net";
+  const uint64_t scopes = l.plan.confine.landlock_scopes;
+  if (scopes & sandbox::bwrap::kScopeAbstractUnixSocket) {
+    t += "; Landlock scope: abstract sockets";
+    if (scopes & sandbox::bwrap::kScopeSignal) t += ", signals";
+  } else if (own_net) {
+    t += "; abstract sockets: the sandbox's own network namespace";
+  } else {
+    t += "; NO scope on abstract sockets (the host's X server and D-Bus are reachable)";
+    r.missing = true;
+  }
+  if (l.plan.syscalls.on) {
+    t += l.plan.syscalls.nested ? "; syscall filter (nested sandboxes allowed)" : "; syscall filter";
+  } else {
+    t += "; NO syscall filter";
+    r.missing = true;
+  }
+  if (l.plan.confine.fresh_keyring) t += "; own keyring";
+  t += "; network: ";
+  if (o.no_network)
+    t += "none";
+  else if (l.net)
+    t += "proxy (" + std::to_string(l.net->policy.rules.size()) + " rules)";
+  else if (!l.netns_pasta.empty())
+    t += "host's, through pasta";
+  else
+    t += "host's";
+  // No cgroup or rlimit of blaude's own yet: the account's limits apply.
+  t += "; resource limits: the account's";
+  r.text = std::move(t);
+  return r;
+}
+
 void report_findings(const std::vector<std::string>& warnings, const std::vector<std::string>& notes) {
   for (const auto& w : warnings) say("warning: ", w);
   for (const auto& n : notes) say("note: ", n);
@@ -47,6 +84,12 @@ void report_findings(const std::vector<std::string>& warnings, const std::vector
 void report(const Launch& l, const cli::Options& o) {
   for (const auto& n : l.notices) std::fprintf(stderr, "%s\n", n.c_str());
   report_findings(l.plan.warnings, l.plan.notes);
+  // Which layers hold, in one line: always with --debug, and whenever one is missing, so that a
+  // weaker sandbox is never taken for the whole one.
+  if (l.sandboxed && l.backend == Backend::Bwrap) {
+    const Layers ly = sandbox_layers(l, o);
+    if (o.debug || ly.missing) say("layers: ", ly.text);
+  }
   if (!l.sandboxed) {
     if (o.debug) std::fprintf(stderr, "\033[2m%s\033[0m\n", shell_quote(l.plan.argv).c_str());
   } else if (l.backend == Backend::Seatbelt) {

@@ -71,11 +71,13 @@ probe() {  # probe OUT [blaude options]: the probe's lines in OUT
 val() { sed -n "s/^$2=//p" "$1"; }
 
 check "the probe runs in the filtered sandbox" probe "$T_DIR/on"
+check "control: with the filter, the start names no missing filter" not grep -q "NO syscall filter" "$T_DIR/sb.err"
 # The control runs with nested sandboxes on as well: otherwise the exec shim's Landlock domain
 # (which handles a file right) makes the kernel refuse every mount itself.
 SB_ENV=(BLAUDE_SECCOMP=off)
 check "the probe runs with the filter off (control)" probe "$T_DIR/off" --nested-sandbox
 check "BLAUDE_SECCOMP=off says the sandbox has no syscall filter" grep -q "no syscall filter" "$T_DIR/sb.err"
+check "... and the layers line at start says it (no --debug needed)" grep -q "^blaude: layers: .*; NO syscall filter;" "$T_DIR/sb.err"
 check "the probe runs with the filter off, nested sandboxes off" probe "$T_DIR/off-flat"
 SB_ENV=()
 check_eq "with no filter and nested sandboxes off, the shim's Landlock domain still refuses a mount" \

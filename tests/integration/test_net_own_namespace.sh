@@ -81,11 +81,15 @@ check_eq "control: outside, the X server accepts a client on its abstract socket
 inside=$(BL_ENV="$BL_ENV BLAUDE_NETNS=off" bl --exec /usr/bin/python3 "$T_DIR/x11.py" "$DISP" 2>"$T_DIR/off.err")
 check_eq "control: with the namespace off (as before), the sandbox reaches the X server" X11-OK "$inside"
 check "control: ... and blaude warns that it is reachable" grep -q "abstract unix sockets.*BLAUDE_NETNS=off" "$T_DIR/off.err"
+check "control: ... and the layers line names the missing scope" grep -q "^blaude: layers: .*NO scope on abstract sockets" "$T_DIR/off.err"
 
 inside=$(bl --exec /usr/bin/python3 "$T_DIR/x11.py" "$DISP" 2>"$T_DIR/on.err")
 check_eq "attack: in its own namespace, the sandbox cannot connect to the X server's abstract socket" \
   "REFUSED 111" "$inside"
 check "no warning about abstract sockets then" not grep -q "abstract" "$T_DIR/on.err"
+bl --debug --exec true 2>"$T_DIR/debug.err" >/dev/null
+check "--debug: the layers line says the namespace stands in for the scope" \
+  grep -q "^blaude: layers: .*uts, net; abstract sockets: the sandbox's own network namespace;.*network: host's, through pasta" "$T_DIR/debug.err"
 # blaude's pasta (its process is named passt.avx2 or passt: found by its options): there during
 # a session (the control), gone after it.
 pasta_running() { pgrep -u 65534 -f -- '--no-map-gw --tcp-ports none' >/dev/null; }
