@@ -2,8 +2,7 @@
 // child, which makes each call the table refuses, and the one next to it that must still work.
 // Each refusal has its control: the same call in a child with no filter (or with nested
 // sandboxes on) does not get the filter's errno. Linux with libseccomp only.
-#include "common/platform.hpp"
-#if BLAUDE_LINUX_CALLS && defined(BLAUDE_HAVE_SECCOMP)
+#if defined(__linux__) && defined(BLAUDE_HAVE_SECCOMP)
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/keyctl.h>

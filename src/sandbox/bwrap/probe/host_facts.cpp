@@ -3,7 +3,6 @@
 
 #include "common/file_io.hpp"
 #include "common/path_search.hpp"
-#include "common/platform.hpp"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -248,15 +247,13 @@ HostFacts HostFacts::probe(const HostEnv& host, const SandboxRequest& req, bool 
     if (!pf.real.empty()) f.paths.emplace(pf.real, probe_path(pf.real));
   }
   f.inner_mounts = inner_mounts_work(f.bwrap) && f.env_or("BLAUDE_PROTECT_MOUNTS") != "bwrap-options";
-#if defined(BLAUDE_HAVE_SECCOMP) && BLAUDE_LINUX_CALLS
+#if defined(__linux__) && defined(BLAUDE_HAVE_SECCOMP)  // the bwrap backend's own: no POSIX fallback to force
   f.syscall_filter = f.env_or("BLAUDE_SECCOMP") != "off";
   if (!f.syscall_filter)
     f.probe_warnings.push_back("BLAUDE_SECCOMP=off: the sandbox has no syscall filter (io_uring, bpf, user namespaces, "
                                "TIOCSTI, ... are open to it)");
 #else
-  f.probe_warnings.push_back(kLinuxCalls ? "this blaude was built without libseccomp: the sandbox has no syscall filter"
-                                          : "this blaude was built with the POSIX fallbacks forced: the sandbox has no "
-                                            "syscall filter");
+  f.probe_warnings.push_back("this blaude was built without libseccomp: the sandbox has no syscall filter");
 #endif
   if (!req.tmp && !f.cwd.empty()) {
     if (f.ws_pending) {

@@ -7,16 +7,15 @@
 #include <stdexcept>
 
 #include "common/data_fd.hpp"
-#include "common/platform.hpp"
 #include "sandbox/bwrap/plan/syscall_table.hpp"
 
-#if defined(BLAUDE_HAVE_SECCOMP) && BLAUDE_LINUX_CALLS
+#if defined(__linux__) && defined(BLAUDE_HAVE_SECCOMP)
 #include <seccomp.h>
 #endif
 
 namespace blaude::sandbox::bwrap {
 
-#if defined(BLAUDE_HAVE_SECCOMP) && BLAUDE_LINUX_CALLS
+#if defined(__linux__) && defined(BLAUDE_HAVE_SECCOMP)
 namespace {
 
 struct Ctx {
@@ -107,8 +106,7 @@ std::string compile_syscall_filter(const SyscallFilter& f) {
 }
 #else
 std::string compile_syscall_filter(const SyscallFilter&) {
-  throw std::runtime_error("this blaude was built without libseccomp (or without Linux's calls): it cannot build "
-                           "the syscall filter");
+  throw std::runtime_error("this blaude was built without libseccomp: it cannot build the syscall filter");
 }
 #endif
 
