@@ -18,6 +18,7 @@ namespace {
 
 constexpr size_t kMaxLine = 4096;
 constexpr size_t kMaxBacklog = 1 << 20;  // a `log` client this far behind is dropped
+constexpr size_t kMaxClients = 32;       // connections at once; more are closed unanswered
 
 // The same user, and not inside a sandbox: a process in a user namespace other than blaude's
 // (every bwrap sandbox has its own) is refused even with the same uid.
@@ -56,7 +57,7 @@ struct LiveControl::Client {
   LiveControl* self;
   uv_pipe_t pipe{};
   std::string in;
-  bool log = false, closing = false;
+  bool log = false, answered = false, closing = false;
   std::list<std::unique_ptr<Client>>::iterator pos;
 };
 
@@ -81,6 +82,15 @@ int LiveControl::listen(const std::string& path) {
 void LiveControl::on_connection(uv_stream_t* server, int status) {
   auto* self = static_cast<LiveControl*>(server->data);
   if (status != 0 || self->closing_) return;
+  if (self->clients_.size() >= kMaxClients) {
+    // Accepted only to be closed: left in the backlog, it would be accepted again at once.
+    uv_pipe_t* extra = new uv_pipe_t{};
+    uv_pipe_init(self->loop_, extra, 0);
+    uv_accept(server, reinterpret_cast<uv_stream_t*>(extra));
+    uv_close(reinterpret_cast<uv_handle_t*>(extra), [](uv_handle_t* h) { delete reinterpret_cast<uv_pipe_t*>(h); });
+    spdlog::warn("net: control socket: {} clients already; one more closed", kMaxClients);
+    return;
+  }
   self->clients_.push_back(std::make_unique<Client>());
   Client* c = self->clients_.back().get();
   c->self = self;
@@ -104,31 +114,44 @@ void LiveControl::on_connection(uv_stream_t* server, int status) {
       [](uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
         auto* c = static_cast<Client*>(s->data);
         if (n < 0) return c->self->drop(c);
-        if (c->log) return;  // a `log` client only listens
+        if (c->answered) return;  // one request per connection; a `log` client only listens
         c->in.append(buf->base, size_t(n));
         size_t nl = c->in.find('\n');
         if (nl == std::string::npos) {
-          if (c->in.size() > kMaxLine) c->self->send(c, "error: request too long\n", true);
+          if (c->in.size() > kMaxLine) {
+            c->answered = true;
+            std::string().swap(c->in);
+            c->self->send(c, "error: request too long\n", true);
+          }
           return;
         }
         std::string line = c->in.substr(0, nl);
         if (!line.empty() && line.back() == '\r') line.pop_back();
-        c->in.clear();
+        std::string().swap(c->in);
+        // Still read (and ignore) after the answer: a `log` client's end shows as EOF.
+        c->answered = true;
         c->self->handle(c, line);
       });
 }
 
 void LiveControl::handle(Client* c, const std::string& line) {
   auto req = parse_live_request(line);
-  if (auto* e = std::get_if<std::string>(&req)) return send(c, "error: " + *e + "\n", true);
+  if (auto* e = std::get_if<std::string>(&req)) {
+    spdlog::info("net: control socket: a malformed request: {}", live_line(*e));
+    return send(c, "error: " + live_line(*e) + "\n", true);
+  }
   const LiveRequest& r = std::get<LiveRequest>(req);
   if (r.kind == LiveRequest::Kind::Log) {
     c->log = true;
-    spdlog::info("net: control socket: a client follows the refusals");
-    return send(c, "ok: refusals of blaude session " + std::to_string(::getpid()) + " follow\n", false);
+    spdlog::info("net: control socket: a client follows the decisions");
+    return send(c, "ok: refusals (and allowed connections) of blaude session " + std::to_string(::getpid()) + " follow\n",
+                false);
   }
   auto p = parse_pattern(r.pattern);
-  if (auto* e = std::get_if<PatternError>(&p)) return send(c, "error: invalid pattern \"" + r.pattern + "\": " + e->what + "\n", true);
+  if (auto* e = std::get_if<PatternError>(&p)) {
+    spdlog::info("net: control socket: refused an invalid pattern: {}", live_line(r.pattern));
+    return send(c, live_line("error: invalid pattern \"" + r.pattern + "\": " + e->what) + "\n", true);
+  }
   const std::string text = std::get<Pattern>(p).text();
   bool added = proxy_->allow(Rule{std::get<Pattern>(std::move(p)), Origin::Live, "blaude net allow"});
   send(c, std::string(added ? "ok: allowed " : "ok: already allowed ") + text + " for blaude session " +
@@ -160,7 +183,9 @@ void LiveControl::send(Client* c, std::string text, bool then_close) {
   }
 }
 
-void LiveControl::refused(const std::string& line) {
+void LiveControl::event(const std::string& raw) {
+  if (log_clients() == 0) return;
+  const std::string line = live_line(raw);
   for (auto& c : clients_) {
     if (!c->log || c->closing) continue;
     if (uv_stream_get_write_queue_size(reinterpret_cast<uv_stream_t*>(&c->pipe)) > kMaxBacklog) {

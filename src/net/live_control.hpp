@@ -2,8 +2,10 @@
 // a unix socket in a 0700 directory of $XDG_RUNTIME_DIR (under /run, which no sandbox sees), on
 // the service's loop. A client must be the same user (SO_PEERCRED) in blaude's own user
 // namespace (a sandboxed process is in one of bwrap's), else it is closed unanswered. One
-// request line per connection:
-//   log            every refusal from now on, one line each, until the client or the session ends
+// request line per connection (anything after it is ignored; a line that does not parse gets
+// "error ..." and changes nothing):
+//   log            every decision from now on, one line each ("refused ...", "allowed ...",
+//                  "added ..."), until the client or the session ends
 //   allow PATTERN  adds PATTERN to the proxy's rules for the rest of the session; the answer is
 //                  "ok ..." or "error ...". The allowlist only grows, and each addition is logged
 //                  and named in the summary after the session.
@@ -31,8 +33,9 @@ public:
   int listen(const std::string& path);
   // Closes the listener and every client, and removes the socket.
   void close(std::function<void()> done);
-  // To every `log` client (the proxy calls this on each refusal).
-  void refused(const std::string& line);
+  // To every `log` client (the proxy calls this on each decision), made one line of plain text
+  // of bounded length (live_line): host names and reasons are the sandbox's choice.
+  void event(const std::string& line);
   size_t log_clients() const;
 
 private:
