@@ -28,7 +28,7 @@ std::optional<UsageError> apply_allow_domain(Options& o, std::string_view v) {
   const std::string text(v);
   auto p = net::parse_pattern(text);
   if (auto* e = std::get_if<net::PatternError>(&p))
-    return UsageError{"--allow-domain \"" + text + "\": " + e->what + " (" + e->hint + ")"};
+    return UsageError{"--allow-domain " + net::pattern_error_text(text, *e)};
   std::string canon = std::get<net::Pattern>(p).text();
   if (std::find(o.allow_domains.begin(), o.allow_domains.end(), canon) == o.allow_domains.end())
     o.allow_domains.push_back(canon);

@@ -124,7 +124,7 @@ std::variant<Options, UsageError> parse_net(const std::vector<std::string>& args
     } else if (o.net_command == "allow" && o.net_pattern.empty()) {
       auto p = net::parse_pattern(a);
       if (auto* e = std::get_if<net::PatternError>(&p))
-        return UsageError{"net allow: invalid pattern \"" + a + "\": " + e->what, e->hint};
+        return UsageError{"net allow " + net::pattern_error_text(a, *e), hint};
       o.net_pattern = std::get<net::Pattern>(p).text();
     } else {
       return UsageError{"net " + o.net_command + ": unexpected argument '" + a + "'", hint};

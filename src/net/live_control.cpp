@@ -150,7 +150,7 @@ void LiveControl::handle(Client* c, const std::string& line) {
   auto p = parse_pattern(r.pattern);
   if (auto* e = std::get_if<PatternError>(&p)) {
     spdlog::info("net: control socket: refused an invalid pattern: {}", live_line(r.pattern));
-    return send(c, live_line("error: invalid pattern \"" + r.pattern + "\": " + e->what) + "\n", true);
+    return send(c, live_line("error: allow " + pattern_error_text(r.pattern, *e)) + "\n", true);
   }
   const std::string text = std::get<Pattern>(p).text();
   bool added = proxy_->allow(Rule{std::get<Pattern>(std::move(p)), Origin::Live, "blaude net allow"});

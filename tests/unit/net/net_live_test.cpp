@@ -88,7 +88,10 @@ TEST_CASE("cli: blaude net log and net allow", "[net][cli]") {
   CHECK(err({"net", "log", "--session", "0x1"}) == "--session: not a pid: '0x1'");
   CHECK(err({"net", "log", "extra"}) == "net log: unexpected argument 'extra'");
   CHECK(err({"net", "allow", "a.example", "b.example"}) == "net allow: unexpected argument 'b.example'");
-  CHECK(err({"net", "allow", "http://x"}).starts_with("net allow: invalid pattern \"http://x\": "));
+  // The same words as --allow-domain's.
+  CHECK(err({"net", "allow", "http://x"}) == "net allow \"http://x\": it is a URL, not a host (drop the scheme: write x)");
+  CHECK(std::get<cli::UsageError>(cli::parse({"--allow-domain", "http://x"})).message ==
+        "--allow-domain \"http://x\": it is a URL, not a host (drop the scheme: write x)");
   // After `--` it is claude's prompt, as with doctor.
   CHECK(std::get<cli::Options>(cli::parse({"--", "net", "log"})).action == cli::Action::Run);
 }
