@@ -134,8 +134,9 @@ constexpr CommandSpec kCommands[] = {
     {"install", "claude's own install, on the host, unsandboxed"},
     {"install-github-app", "claude's own install-github-app, on the host, unsandboxed"},
     {"remote-control", "claude's Remote Control server mode, in the sandbox"},
-    {"net", "a running proxy-mode session, from another terminal: `net log` prints its refusals as they "
-            "happen, `net allow PATTERN` allows a destination for the rest of it (--session PID picks one)"},
+    {"net", "a running proxy-mode session, from another terminal: `net log` follows its refusals (and, "
+            "marked, what it allows) as they happen, `net allow PATTERN` allows a destination for the rest "
+            "of it, `net sessions` lists the sessions (--session PID picks one)"},
 };
 
 }  // namespace
