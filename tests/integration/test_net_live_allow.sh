@@ -14,7 +14,8 @@
 #  - inside A, the control directory and the socket's path are not there;
 #  - without $XDG_RUNTIME_DIR, session B listens in /run/user/65534 all the same (and its sandbox
 #    does not see it); killed with SIGKILL it leaves its socket, which `net sessions` finds dead
-#    (the connect is refused), removes, and no longer lists (control: listed while B ran).
+#    (the connect is refused), removes, and no longer lists (control: listed while B ran);
+#    ended by SIGTERM or SIGHUP, a session removes its socket itself.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net_lib.sh"
 
@@ -175,5 +176,20 @@ set -e
 check "B killed with SIGKILL left its socket" test -S "$RT/blaude/net-$BPID.sock"
 check_eq "net sessions lists no session" "" "$(nox sessions 2>/dev/null)"
 check "... and removed the dead one's socket" not test -e "$RT/blaude/net-$BPID.sock"
+
+# The other ways a session ends: its socket goes with it (SIGKILL above is the control).
+for sig in TERM HUP; do
+  rm -f "$T_DIR/proj/b-up"
+  BL_ENV="XDG_RUNTIME_DIR=$RT" bl --allow-domain example.com --exec sh b.sh >/dev/null 2>&1 &
+  C=$!
+  wait_until test -e "$T_DIR/proj/b-up"
+  wait_until has_session blnet
+  CPID=$(blnet sessions 2>/dev/null)
+  kill -"$sig" "$CPID"
+  set +e
+  wait "$C"
+  set -e
+  check "a session ended by SIG$sig removed its socket" not test -e "$RT/blaude/net-$CPID.sock"
+done
 touch "$T_DIR/proj/stop"
 finish
