@@ -146,9 +146,14 @@ std::string live_socket(const std::string& runtime_dir) {
     spdlog::warn("net: no control socket: cannot make {}: {}", dir, errno_text());
     return "";
   }
+  // Reached without a link anywhere on the way: a link in the runtime dir's path could lead to
+  // a directory a sandbox sees (/tmp); then the socket's path is only for the same user on the
+  // host, to whom the directory belongs.
   struct stat st{};
-  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid() || (st.st_mode & 077) != 0) {
-    spdlog::warn("net: no control socket: {} is not a directory of yours with mode 0700", dir);
+  UniqueFd held = open_dir_no_symlinks(dir);
+  if (!held || ::fstat(held.get(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid() ||
+      (st.st_mode & 077) != 0) {
+    spdlog::warn("net: no control socket: {} is not a directory of yours with mode 0700, reached without a link", dir);
     return "";
   }
   const std::string path = dir + "/" + net::live_socket_name(long(::getpid()));

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `blaude net log` and `blaude net allow` from another process, against running sessions in
-# proxy mode (real blaude and bwrap as uid 65534, XDG_RUNTIME_DIR=/run/user/65534):
+# proxy mode (real blaude and bwrap as uid 65534, XDG_RUNTIME_DIR a directory of the test under /run):
 #  - with no session, with two, with a --session that is none: clear errors;
 #  - session A is refused a web server (the control: without `net allow` it is not reached),
 #    `net log` shows the refusal as it happens, `net allow` adds it, and A's next request gets
@@ -19,11 +19,10 @@ net_world
 net_start WEB http 0.0.0.0
 net_start WEB2 http 0.0.0.0
 W="$HOST_IP:$WEB_PORT" W2="$HOST_IP:$WEB2_PORT"
-RT=/run/user/65534
-if [ ! -d "$RT" ]; then
-  mkdir -p "$RT"
-  at_exit_late "rm -rf '$RT'"
-fi
+# A runtime dir of this test's own, under /run as blaude requires (every sandbox replaces /run
+# with a tmpfs): tests run at once see only their own sessions.
+RT=$(mktemp -d /run/blaude-test-rt.XXXXXX)
+at_exit_late "rm -rf '$RT'"
 chown 65534:65534 "$RT"
 chmod 700 "$RT"
 export BL_ENV="XDG_RUNTIME_DIR=$RT"

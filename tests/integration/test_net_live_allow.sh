@@ -15,6 +15,7 @@
 #  - without $XDG_RUNTIME_DIR, session B listens in /run/user/65534 all the same (and its sandbox
 #    does not see it); killed with SIGKILL it leaves its socket, which `net sessions` finds dead
 #    (the connect is refused), removes, and no longer lists (control: listed while B ran);
+#    the rest runs in a runtime dir of the test's own under /run;
 #    ended by SIGTERM or SIGHUP, a session removes its socket itself.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net_lib.sh"
@@ -23,11 +24,10 @@ net_prereqs
 net_world
 net_start WEB http 0.0.0.0
 W="$HOST_IP:$WEB_PORT"
-RT=/run/user/65534
-if [ ! -d "$RT" ]; then
-  mkdir -p "$RT"
-  at_exit_late "rm -rf '$RT'"
-fi
+# A runtime dir of this test's own, under /run as blaude requires (every sandbox replaces /run
+# with a tmpfs): tests run at once see only their own sessions.
+RT=$(mktemp -d /run/blaude-test-rt.XXXXXX)
+at_exit_late "rm -rf '$RT'"
 chown 65534:65534 "$RT"
 chmod 700 "$RT"
 blnet() { as_nobody env -i HOME="$T_DIR/home" PATH=/usr/bin:/bin XDG_RUNTIME_DIR="$RT" "$BLAUDE" net "$@"; }
@@ -154,28 +154,40 @@ log "inside A: $(tr '\n' ' ' <"$T_DIR/proj/inside.ls") | $(cat "$T_DIR/proj/insi
 check "inside A, the control directory is not there" grep -q "ls=[12]" "$T_DIR/proj/inside.ls"
 check "... nor the socket's path (it was there outside: the control above)" grep -qx FileNotFoundError "$T_DIR/proj/inside.connect"
 
-# Without $XDG_RUNTIME_DIR: /run/user/65534 all the same; a killed session's socket.
+# Without $XDG_RUNTIME_DIR: /run/user/65534 all the same; a killed session's socket. That
+# directory is the user's, not this test's: B is told apart from other sessions there by a rule
+# no other session has.
+URT=/run/user/65534
+if [ ! -d "$URT" ]; then
+  mkdir -p "$URT"
+  at_exit_late "rm -rf '$URT'"
+fi
+chown 65534:65534 "$URT"
+chmod 700 "$URT"
 cat >"$T_DIR/proj/b.sh" <<SH
-ls /run/user/65534/blaude >inside-b.ls 2>&1; echo "ls=\$?" >>inside-b.ls
+ls $URT/blaude >inside-b.ls 2>&1; echo "ls=\$?" >>inside-b.ls
 touch b-up
 i=0; while [ ! -e stop ] && [ \$i -lt 1200 ]; do sleep 0.1; i=\$((i+1)); done
 SH
 chown 65534:65534 "$T_DIR/proj/b.sh"
-BL_ENV= bl --allow-domain example.com --exec sh b.sh >/dev/null 2>"$T_DIR/b.err" &
+MARK="b-$$.example"
+BL_ENV= bl --allow-domain "$MARK" --exec sh b.sh >/dev/null 2>"$T_DIR/b.err" &
 B=$!
 wait_until test -e "$T_DIR/proj/b-up"
+BPID=$(pgrep -u 65534 -f -- "--allow-domain $MARK --exec" | head -n 1 || true)
+log "session B: ${BPID:-none}"
 nox() { as_nobody env -i HOME="$T_DIR/home" PATH=/usr/bin:/bin "$BLAUDE" net "$@"; }
-check "without XDG_RUNTIME_DIR, B listens in /run/user/65534" wait_until has_session nox
-BPID=$(nox sessions 2>/dev/null)
-check "... and net sessions finds it there without XDG_RUNTIME_DIR too" test -S "$RT/blaude/net-$BPID.sock"
+lists_b() { nox sessions 2>/dev/null | grep -qx "$BPID"; }
+check "without XDG_RUNTIME_DIR, B listens in /run/user/65534" wait_until test -S "$URT/blaude/net-$BPID.sock"
+check "... and net sessions finds it there without XDG_RUNTIME_DIR too" lists_b
 check "... where its sandbox sees no control directory" grep -q "ls=[12]" "$T_DIR/proj/inside-b.ls"
 kill -KILL "$BPID"
 set +e
 wait "$B"
 set -e
-check "B killed with SIGKILL left its socket" test -S "$RT/blaude/net-$BPID.sock"
-check_eq "net sessions lists no session" "" "$(nox sessions 2>/dev/null)"
-check "... and removed the dead one's socket" not test -e "$RT/blaude/net-$BPID.sock"
+check "B killed with SIGKILL left its socket" test -S "$URT/blaude/net-$BPID.sock"
+check "net sessions no longer lists it" not lists_b
+check "... and removed the dead one's socket" not test -e "$URT/blaude/net-$BPID.sock"
 
 # The other ways a session ends: its socket goes with it (SIGKILL above is the control).
 for sig in TERM HUP; do
