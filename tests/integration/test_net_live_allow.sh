@@ -159,8 +159,10 @@ check "... nor the socket's path (it was there outside: the control above)" grep
 # no other session has.
 URT=/run/user/65534
 if [ ! -d "$URT" ]; then
+  made_run_user=$([ -d /run/user ] || echo 1)
   mkdir -p "$URT"
   at_exit_late "rm -rf '$URT'"
+  [ -z "$made_run_user" ] || at_exit_late "rmdir /run/user"
 fi
 chown 65534:65534 "$URT"
 chmod 700 "$URT"
