@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -57,11 +58,13 @@ struct LiveControl::Client {
   LiveControl* self;
   uv_pipe_t pipe{};
   std::string in;
+  uint64_t since = 0;  // uv_now at accept
   bool log = false, answered = false, closing = false;
   std::list<std::unique_ptr<Client>>::iterator pos;
 };
 
-LiveControl::LiveControl(uv_loop_t* loop, Proxy* proxy) : loop_(loop), proxy_(proxy) {}
+LiveControl::LiveControl(uv_loop_t* loop, Proxy* proxy, uint64_t request_ms)
+    : loop_(loop), proxy_(proxy), request_ms_(request_ms) {}
 
 LiveControl::~LiveControl() = default;
 
@@ -75,6 +78,15 @@ int LiveControl::listen(const std::string& path) {
   rc = uv_pipe_bind(&listener_, path.c_str());
   if (rc == 0 && ::chmod(path.c_str(), 0600) != 0) rc = uv_translate_sys_error(errno);
   if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), 16, on_connection);
+  if (rc == 0) rc = uv_timer_init(loop_, &tick_);
+  if (rc == 0) {
+    tick_open_ = true;
+    tick_.data = this;
+    const uint64_t every = std::max<uint64_t>(request_ms_ / 4, 10);
+    rc = uv_timer_start(&tick_, on_tick, every, every);
+    // Only clients keep the session's loop busy, not this timer.
+    uv_unref(reinterpret_cast<uv_handle_t*>(&tick_));
+  }
   if (rc == 0) listening_ = true;
   return rc;
 }
@@ -94,6 +106,7 @@ void LiveControl::on_connection(uv_stream_t* server, int status) {
   self->clients_.push_back(std::make_unique<Client>());
   Client* c = self->clients_.back().get();
   c->self = self;
+  c->since = uv_now(self->loop_);
   c->pos = std::prev(self->clients_.end());
   uv_pipe_init(self->loop_, &c->pipe, 0);
   c->pipe.data = c;
@@ -132,6 +145,16 @@ void LiveControl::on_connection(uv_stream_t* server, int status) {
         c->answered = true;
         c->self->handle(c, line);
       });
+}
+
+void LiveControl::on_tick(uv_timer_t* t) {
+  auto* self = static_cast<LiveControl*>(t->data);
+  const uint64_t now = uv_now(self->loop_);
+  for (auto& c : self->clients_)
+    if (!c->answered && !c->closing && now - c->since >= self->request_ms_) {
+      spdlog::info("net: control socket: a client sent no request in {} ms; closed", self->request_ms_);
+      self->drop(c.get());
+    }
 }
 
 void LiveControl::handle(Client* c, const std::string& line) {
@@ -225,12 +248,19 @@ void LiveControl::close(std::function<void()> done) {
       self->maybe_closed();
     });
   }
+  if (tick_open_ && !uv_is_closing(reinterpret_cast<uv_handle_t*>(&tick_))) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&tick_), [](uv_handle_t* h) {
+      auto* self = static_cast<LiveControl*>(h->data);
+      self->tick_open_ = false;
+      self->maybe_closed();
+    });
+  }
   for (auto& c : clients_) drop(c.get());
   maybe_closed();
 }
 
 void LiveControl::maybe_closed() {
-  if (!closing_ || listener_open_ || !clients_.empty() || !closed_) return;
+  if (!closing_ || listener_open_ || tick_open_ || !clients_.empty() || !closed_) return;
   auto d = std::move(closed_);
   closed_ = nullptr;
   d();

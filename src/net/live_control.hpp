@@ -12,6 +12,7 @@
 #pragma once
 #include <uv.h>
 
+#include <cstdint>
 #include <functional>
 #include <list>
 #include <memory>
@@ -23,7 +24,9 @@ class Proxy;
 
 class LiveControl {
 public:
-  LiveControl(uv_loop_t* loop, Proxy* proxy);
+  // `request_ms`: how long a client has to send its request line before it is closed (so idle
+  // connections cannot hold every slot).
+  LiveControl(uv_loop_t* loop, Proxy* proxy, uint64_t request_ms = 10'000);
   ~LiveControl();
   LiveControl(const LiveControl&) = delete;
   LiveControl& operator=(const LiveControl&) = delete;
@@ -48,8 +51,11 @@ private:
 
   uv_loop_t* loop_;
   Proxy* proxy_;
+  static void on_tick(uv_timer_t* t);
+  uint64_t request_ms_;
   uv_pipe_t listener_{};
-  bool listening_ = false, listener_open_ = false, closing_ = false;
+  uv_timer_t tick_{};  // drops clients past request_ms_ without a request
+  bool listening_ = false, listener_open_ = false, tick_open_ = false, closing_ = false;
   std::string path_;
   std::list<std::unique_ptr<Client>> clients_;
   std::function<void()> closed_;

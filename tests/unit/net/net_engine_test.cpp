@@ -528,3 +528,27 @@ TEST_CASE("net live: the control socket: strict requests, one a connection, deci
   });
   ::rmdir(dir.c_str());
 }
+
+TEST_CASE("net live: a control client that sends no request is closed in time", "[net][engine]") {
+  Fixture fx(policy({}));
+  char tmpl[] = "/tmp/blaude-live-test.XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl, path = dir + "/net-1.sock";
+  auto live = std::make_unique<LiveControl>(fx.lt.loop(), fx.proxy.get(), 100);
+  int rc = -1;
+  fx.lt.call([&] { rc = live->listen(path); });
+  REQUIRE(rc == 0);
+  UniqueFd idle = control_client(path);
+  const auto t0 = std::chrono::steady_clock::now();
+  char b;
+  CHECK(::read(idle.get(), &b, 1) == 0);  // closed, not the 5 s receive timeout
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(3));
+  // Control: a client that asks in time is answered.
+  CHECK(ask_control(path, "allow in-time.example\n").starts_with("ok: allowed in-time.example"));
+  std::atomic<bool> closed{false};
+  fx.lt.call([&] { live->close([&] { closed = true; }); });
+  for (int i = 0; i < 5000 && !closed; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  CHECK(closed);
+  fx.lt.call([&] { live.reset(); });
+  ::rmdir(dir.c_str());
+}
