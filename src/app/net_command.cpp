@@ -10,9 +10,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "app/network.hpp"
 #include "app/run.hpp"
 #include "common/host_env.hpp"
 #include "common/unique_fd.hpp"
@@ -22,7 +24,35 @@ namespace blaude::app {
 
 namespace {
 
-// The sessions whose socket is there and whose process still runs.
+UniqueFd unix_stream() {
+#ifdef __linux__
+  return UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+#else
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM, 0));
+  if (fd) ::fcntl(fd.get(), F_SETFD, FD_CLOEXEC);
+  return fd;
+#endif
+}
+
+// A connected socket to `path`, or none with errno set.
+UniqueFd connect_to(const std::string& path) {
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  if (path.size() >= sizeof sa.sun_path) {
+    errno = ENAMETOOLONG;
+    return UniqueFd();
+  }
+  std::memcpy(sa.sun_path, path.c_str(), path.size());
+  UniqueFd fd = unix_stream();
+  if (!fd) return fd;
+  if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) return UniqueFd();
+  return fd;
+}
+
+// The sessions whose socket answers a connect. A socket nobody listens on (ECONNREFUSED) is
+// what a session killed before it could clean up leaves: it is removed here. A pid alone says
+// nothing (the kernel reuses them), so the connect decides. The probe's connection is closed
+// unasked, which the session takes as a client gone.
 std::vector<long> running_sessions(const std::string& dir) {
   std::vector<long> out;
   DIR* d = ::opendir(dir.c_str());
@@ -30,8 +60,13 @@ std::vector<long> running_sessions(const std::string& dir) {
   while (dirent* e = ::readdir(d)) {
     long pid = net::live_socket_pid(e->d_name);
     if (pid <= 0) continue;
-    struct stat st{};
-    if (::stat(("/proc/" + std::to_string(pid)).c_str(), &st) == 0) out.push_back(pid);
+    const std::string path = dir + "/" + e->d_name;
+    if (connect_to(path)) {
+      out.push_back(pid);
+    } else if (errno == ECONNREFUSED) {
+      struct stat st{};
+      if (::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == ::getuid()) ::unlink(path.c_str());
+    }
   }
   ::closedir(d);
   return out;
@@ -42,29 +77,30 @@ std::vector<long> running_sessions(const std::string& dir) {
 Outcome run_net_command(const cli::Options& o) {
   const HostEnv host = HostEnv::read();
   std::string why;
-  const std::string dir = net::live_dir(host.get("XDG_RUNTIME_DIR"), why);
+  const std::string dir = net::live_dir(control_runtime_dir(host.get("XDG_RUNTIME_DIR")), why);
   if (dir.empty())
     return Failure{"net " + o.net_command + ": no session can be reached: " + why,
                    "Sessions listen in $XDG_RUNTIME_DIR/blaude (such as /run/user/" + std::to_string(host.uid) +
                        "/blaude), where no sandbox sees them; run blaude and this command with it set."};
-  auto picked = net::pick_session(running_sessions(dir), o.net_session);
+  const std::vector<long> running = running_sessions(dir);
+  if (o.net_command == "sessions") {
+    // One pid a line on stdout (for scripts); where they were looked for on stderr.
+    std::vector<long> sorted = running;
+    std::sort(sorted.begin(), sorted.end());
+    for (long p : sorted) std::printf("%ld\n", p);
+    std::fprintf(stderr, "blaude: %zu blaude %s in proxy mode running (in %s)\n", sorted.size(),
+                 sorted.size() == 1 ? "session" : "sessions", dir.c_str());
+    return 0;
+  }
+  auto picked = net::pick_session(running, o.net_session);
   if (auto* e = std::get_if<std::string>(&picked))
     return Failure{"net " + o.net_command + ": " + *e + " (looked in " + dir + ")",
                    "Sessions in proxy mode (--allow-domain, --publish, or a policy's allow-domain) started with this "
-                   "$XDG_RUNTIME_DIR are listed there."};
+                   "$XDG_RUNTIME_DIR are listed there (blaude net sessions)."};
   const long pid = std::get<long>(picked);
   const std::string path = dir + "/" + net::live_socket_name(pid);
-#ifdef __linux__
-  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-#else
-  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM, 0));
-  if (fd) ::fcntl(fd.get(), F_SETFD, FD_CLOEXEC);
-#endif
-  sockaddr_un sa{};
-  sa.sun_family = AF_UNIX;
-  if (!fd || path.size() >= sizeof sa.sun_path) return Failure{"net " + o.net_command + ": cannot reach " + path, ""};
-  std::memcpy(sa.sun_path, path.c_str(), path.size());
-  if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0)
+  UniqueFd fd = connect_to(path);
+  if (!fd)
     return Failure{"net " + o.net_command + ": cannot reach session " + std::to_string(pid) + " at " + path + ": " +
                        std::strerror(errno),
                    ""};
@@ -91,14 +127,20 @@ Outcome run_net_command(const cli::Options& o) {
       if (first) {
         first = false;
         if (line.starts_with("error: "))
-          return Failure{"net " + o.net_command + ": session " + std::to_string(pid) + ": " + line.substr(7), ""};
-        std::fprintf(o.net_command == "log" ? stderr : stdout, "blaude: %s\n", line.substr(line.starts_with("ok: ") ? 4 : 0).c_str());
+          return Failure{"net " + o.net_command + ": session " + std::to_string(pid) + ": " + net::live_line(line.substr(7)),
+                         ""};
+        std::fprintf(o.net_command == "log" ? stderr : stdout, "blaude: %s\n",
+                     net::live_line(line.substr(line.starts_with("ok: ") ? 4 : 0)).c_str());
         if (o.net_command != "log") return 0;
         continue;
       }
-      std::fprintf(stdout, "%s\n", line.c_str());
+      // The session made it safe already; again here, so nothing but plain text reaches the
+      // terminal whatever is at the other end.
+      std::fprintf(stdout, "%s\n", net::live_line(line).c_str());
       std::fflush(stdout);
     }
+    // A line that never ends: bounded all the same.
+    if (buf.size() > 2 * net::kMaxLiveLine) buf.erase(net::kMaxLiveLine);
   }
   if (first)
     return Failure{"net " + o.net_command + ": session " + std::to_string(pid) + " closed the connection unanswered",

@@ -120,6 +120,15 @@ NetDecision decide_network(const cli::Options& o, sandbox::Grants net_grants, co
 
 // ---------------------------------------------------------------------------------------------
 
+std::string control_runtime_dir(const std::string& xdg) {
+  const unsigned uid = unsigned(::getuid());
+  struct stat st{};
+  const std::string mine = "/run/user/" + std::to_string(uid);
+  const bool private_dir = xdg.empty() && ::lstat(mine.c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
+                           st.st_uid == uid && (st.st_mode & 077) == 0;
+  return net::live_runtime_dir(xdg, uid, private_dir);
+}
+
 namespace {
 
 // The session's control socket for `blaude net log` / `blaude net allow`: in a 0700 directory of
@@ -132,13 +141,19 @@ std::string live_socket(const std::string& runtime_dir) {
     spdlog::info("net: blaude net log/allow cannot reach this session: {}", why);
     return "";
   }
+  // mkdir does not follow a link in the last component (EEXIST), and lstat below refuses one.
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
     spdlog::warn("net: no control socket: cannot make {}: {}", dir, errno_text());
     return "";
   }
+  // Reached without a link anywhere on the way: a link in the runtime dir's path could lead to
+  // a directory a sandbox sees (/tmp); then the socket's path is only for the same user on the
+  // host, to whom the directory belongs.
   struct stat st{};
-  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid() || (st.st_mode & 077) != 0) {
-    spdlog::warn("net: no control socket: {} is not a directory of yours with mode 0700", dir);
+  UniqueFd held = open_dir_no_symlinks(dir);
+  if (!held || ::fstat(held.get(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid() ||
+      (st.st_mode & 077) != 0) {
+    spdlog::warn("net: no control socket: {} is not a directory of yours with mode 0700, reached without a link", dir);
     return "";
   }
   const std::string path = dir + "/" + net::live_socket_name(long(::getpid()));
@@ -187,7 +202,7 @@ std::string NetSession::finish() {
     std::string list;
     for (const auto& p : live) list += (list.empty() ? "" : ", ") + p;
     if (!line.empty()) line += "\n";
-    line += "blaude: allowed during the session with blaude net allow: " + list;
+    line += "blaude: allowed during the session from another terminal (blaude net allow): " + list;
   }
   // Turned away at the limit: not the allowlist's refusals, but a session whose connections
   // failed must say so (the limit is in the log, with the descriptor limit it came from).

@@ -59,12 +59,17 @@ inline constexpr const char* kNetnsToken = "@fd:netns";
 // BLAUDE_NETNS.
 net::NetnsFacts netns_facts(const HostEnv& host, int landlock_abi, bool bwrap_setuid);
 
+// The runtime dir under which `blaude net log` / `blaude net allow` and the session meet
+// (net::live_runtime_dir): $XDG_RUNTIME_DIR, else the user's own /run/user/UID when it is a
+// directory (not a link) of theirs with mode 0700; "" with neither.
+std::string control_runtime_dir(const std::string& xdg_runtime_dir);
+
 // The host side while the session runs: started before the child (a port in use fails here,
 // before anything runs), stopped after it. `argv`/`keep_fds` get the relay's control channel.
 class NetSession {
 public:
-  // `runtime_dir`: $XDG_RUNTIME_DIR, where `blaude net log` / `blaude net allow` find the session
-  // (net/live.hpp; none when it is unset or not under /run).
+  // `runtime_dir`: control_runtime_dir(), where `blaude net log` / `blaude net allow` find the
+  // session (net/live.hpp; none when it is "" or not under /run).
   static std::variant<std::unique_ptr<NetSession>, Failure> start(const NetLaunch& l, const std::string& runtime_dir,
                                                                    std::vector<std::string>& argv,
                                                                    std::vector<int>& keep_fds);

@@ -129,7 +129,7 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const
   // Proxy mode: the proxy and the published ports are bound now, before the child exists.
   std::unique_ptr<NetSession> net;
   if (l.net) {
-    auto started = NetSession::start(*l.net, host.get("XDG_RUNTIME_DIR"), cmd.argv, cmd.keep_fds);
+    auto started = NetSession::start(*l.net, control_runtime_dir(host.get("XDG_RUNTIME_DIR")), cmd.argv, cmd.keep_fds);
     if (auto* f = std::get_if<Failure>(&started)) {
       print(*f);
       return 1;

@@ -36,7 +36,7 @@ std::string help_text() {
       "usage: blaude [blaude options] [claude options and arguments]\n"
       "       blaude [blaude options] --exec CMD [ARGS...]\n"
       "       blaude doctor | fix-apparmor | update | install | install-github-app\n"
-      "       blaude net log | net allow PATTERN [--session PID]\n"
+      "       blaude net sessions | net log [--session PID] | net allow PATTERN [--session PID]\n"
       "\n"
       "Runs Claude Code with --dangerously-skip-permissions inside a bubblewrap sandbox.\n"
       "\n"

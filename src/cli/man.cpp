@@ -50,7 +50,9 @@ std::string man_page(std::string_view version, std::string_view date) {
   out += ".SH SYNOPSIS\n";
   out += ".B blaude\n[\\fIblaude options\\fR] [\\fIclaude options and arguments\\fR]\n.br\n";
   out += ".B blaude\n[\\fIblaude options\\fR] \\fB\\-\\-exec\\fR \\fICMD\\fR [\\fIARGS\\fR...]\n.br\n";
-  out += ".B blaude\n\\fBdoctor\\fR | \\fBfix\\-apparmor\\fR\n";
+  out += ".B blaude\n\\fBdoctor\\fR | \\fBfix\\-apparmor\\fR\n.br\n";
+  out += ".B blaude\n\\fBnet sessions\\fR | \\fBnet log\\fR [\\fB\\-\\-session\\fR \\fIPID\\fR] | "
+         "\\fBnet allow\\fR \\fIPATTERN\\fR [\\fB\\-\\-session\\fR \\fIPID\\fR]\n";
   out += ".SH DESCRIPTION\n";
   para(out,
        "blaude runs Claude Code with --dangerously-skip-permissions inside an OS sandbox "
@@ -81,6 +83,15 @@ std::string man_page(std::string_view version, std::string_view date) {
        "anyway.");
   out += ".SH COMMANDS\nAs the first argument:\n";
   for (const CommandSpec& c : command_table()) out += ".TP\n" + bold(c.name) + "\n" + roff(c.help) + "\n";
+  para(out,
+       "net log and net allow reach a session in proxy mode (--allow-domain, --publish, or a policy's "
+       "allow-domain) from another terminal of the same user. net log prints one line for each "
+       "decision of its proxy as it happens (\"refused ...\", \"allowed ...\", and \"added ...\" for "
+       "each net allow) until the session ends or Ctrl-C; host names come from the sandbox and are "
+       "printed escaped, at most 512 bytes a line. net allow PATTERN takes the --allow-domain language, "
+       "refuses a bad pattern with the same words, and adds the rule to that session only: its "
+       "allowlist only grows, each addition is in the log, and the summary after the session names "
+       "them. With several sessions running, --session PID picks one; net sessions lists them.");
   out += ".SH EXIT STATUS\n";
   para(out,
        "The exit status of claude (or CMD); 128+N when it died of signal N; 1 for a blaude error; "
@@ -90,10 +101,19 @@ std::string man_page(std::string_view version, std::string_view date) {
   out += ".TP\n" + bold("XDG_STATE_HOME") + "\n" +
          roff("The log is $XDG_STATE_HOME/blaude/blaude.log (default ~/.local/state/blaude/blaude.log).") +
          "\n";
+  out += ".TP\n" + bold("XDG_RUNTIME_DIR") + "\n" +
+         roff("Where a proxy-mode session listens for net log and net allow (below); when unset, "
+              "/run/user/UID if it is a 0700 directory of yours.") +
+         "\n";
   out += ".SH FILES\n";
   out += ".TP\n" + italic(".blaude") + ", " + italic(".xclaude") + "\n" +
          roff("A project's sandbox policy; applied only after you trust it (blaude asks).") + "\n";
   out += ".TP\n" + italic("~/.config/blaude/") + "\n" + roff("Your own policy and the trust ledger.") + "\n";
+  out += ".TP\n" + italic("$XDG_RUNTIME_DIR/blaude/net-PID.sock") + "\n" +
+         roff("A running proxy-mode session's control socket (directory 0700, socket 0600; only your "
+              "own user outside any sandbox is answered). Removed when the session ends; one left by "
+              "a killed session is removed by the next net command.") +
+         "\n";
   out += ".SH SEE ALSO\n.BR bwrap (1),\n.BR claude (1)\n";
   return out;
 }

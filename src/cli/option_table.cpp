@@ -28,7 +28,7 @@ std::optional<UsageError> apply_allow_domain(Options& o, std::string_view v) {
   const std::string text(v);
   auto p = net::parse_pattern(text);
   if (auto* e = std::get_if<net::PatternError>(&p))
-    return UsageError{"--allow-domain \"" + text + "\": " + e->what + " (" + e->hint + ")"};
+    return UsageError{"--allow-domain " + net::pattern_error_text(text, *e)};
   std::string canon = std::get<net::Pattern>(p).text();
   if (std::find(o.allow_domains.begin(), o.allow_domains.end(), canon) == o.allow_domains.end())
     o.allow_domains.push_back(canon);
@@ -134,8 +134,9 @@ constexpr CommandSpec kCommands[] = {
     {"install", "claude's own install, on the host, unsandboxed"},
     {"install-github-app", "claude's own install-github-app, on the host, unsandboxed"},
     {"remote-control", "claude's Remote Control server mode, in the sandbox"},
-    {"net", "a running proxy-mode session, from another terminal: `net log` prints its refusals as they "
-            "happen, `net allow PATTERN` allows a destination for the rest of it (--session PID picks one)"},
+    {"net", "a running proxy-mode session, from another terminal: `net log` follows its refusals (and, "
+            "marked, what it allows) as they happen, `net allow PATTERN` allows a destination for the rest "
+            "of it, `net sessions` lists the sessions (--session PID picks one)"},
 };
 
 }  // namespace

@@ -21,7 +21,7 @@ enum class Action {
   FixApparmor,  // fix-apparmor
   Doctor,       // doctor
   HostBypass,   // update / install / install-github-app: claude on the host, unsandboxed
-  Net,          // net log | net allow PATTERN: a running proxy-mode session, from outside it
+  Net,          // net sessions | net log | net allow PATTERN: running proxy-mode sessions, from outside
 };
 
 struct Options {
@@ -37,7 +37,7 @@ struct Options {
   std::vector<std::string> allow_domains;
   std::vector<uint16_t> publish;
   std::string apparmor_bwrap;  // fix-apparmor /abs/bwrap: the bwrap to write the profile for
-  std::string net_command;     // net: "log" or "allow"
+  std::string net_command;     // net: "sessions", "log" or "allow"
   std::string net_pattern;     // net allow: the pattern (canonical spelling, validated)
   long net_session = 0;        // net --session PID; 0: the only running session
 

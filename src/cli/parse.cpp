@@ -94,10 +94,12 @@ static std::optional<UsageError> check_network_options(const Options& o) {
 
 namespace {
 
-// `blaude net log [--session PID]` and `blaude net allow PATTERN [--session PID]`: the whole
-// line is the command's (only as the first word; `blaude -- net` is claude's prompt).
+// `blaude net sessions`, `blaude net log [--session PID]` and `blaude net allow PATTERN
+// [--session PID]`: the whole line is the command's (only as the first word; `blaude -- net` is
+// claude's prompt).
 std::variant<Options, UsageError> parse_net(const std::vector<std::string>& args) {
-  const std::string hint = "Usage: blaude net log [--session PID]  |  blaude net allow PATTERN [--session PID]";
+  const std::string hint =
+      "Usage: blaude net sessions  |  blaude net log [--session PID]  |  blaude net allow PATTERN [--session PID]";
   Options o;
   o.action = Action::Net;
   for (size_t i = 1; i < args.size(); ++i) {
@@ -116,18 +118,21 @@ std::variant<Options, UsageError> parse_net(const std::vector<std::string>& args
     } else if (a.starts_with("-")) {
       return UsageError{"net: unknown option " + a, hint};
     } else if (o.net_command.empty()) {
-      if (a != "log" && a != "allow") return UsageError{"net: unknown command '" + a + "' (log or allow)", hint};
+      if (a != "log" && a != "allow" && a != "sessions")
+        return UsageError{"net: unknown command '" + a + "' (sessions, log or allow)", hint};
       o.net_command = a;
     } else if (o.net_command == "allow" && o.net_pattern.empty()) {
       auto p = net::parse_pattern(a);
       if (auto* e = std::get_if<net::PatternError>(&p))
-        return UsageError{"net allow: invalid pattern \"" + a + "\": " + e->what, e->hint};
+        return UsageError{"net allow " + net::pattern_error_text(a, *e), hint};
       o.net_pattern = std::get<net::Pattern>(p).text();
     } else {
       return UsageError{"net " + o.net_command + ": unexpected argument '" + a + "'", hint};
     }
   }
-  if (o.net_command.empty()) return UsageError{"net: say log or allow", hint};
+  if (o.net_command.empty()) return UsageError{"net: say sessions, log or allow", hint};
+  if (o.net_command == "sessions" && o.net_session != 0)
+    return UsageError{"net sessions lists them all: --session is for log and allow", hint};
   if (o.net_command == "allow" && o.net_pattern.empty()) return UsageError{"net allow needs a PATTERN", hint};
   return o;
 }

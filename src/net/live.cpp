@@ -2,11 +2,13 @@
 
 #include <algorithm>
 
+#include "common/shown.hpp"
+
 namespace blaude::net {
 
 std::string live_dir(const std::string& rt, std::string& why) {
   if (rt.empty()) {
-    why = "$XDG_RUNTIME_DIR is not set";
+    why = "$XDG_RUNTIME_DIR is not set, and there is no /run/user/UID of yours with mode 0700";
     return "";
   }
   if (!rt.starts_with("/run/") || rt.find("/..") != std::string::npos || rt.find("/./") != std::string::npos) {
@@ -16,6 +18,11 @@ std::string live_dir(const std::string& rt, std::string& why) {
   std::string d = rt;
   while (d.size() > 1 && d.back() == '/') d.pop_back();
   return d + "/blaude";
+}
+
+std::string live_runtime_dir(const std::string& xdg, unsigned uid, bool uid_dir_private) {
+  if (!xdg.empty()) return xdg;
+  return uid_dir_private ? "/run/user/" + std::to_string(uid) : "";
 }
 
 std::string live_socket_name(long pid) { return "net-" + std::to_string(pid) + ".sock"; }
@@ -52,6 +59,15 @@ std::variant<LiveRequest, std::string> parse_live_request(const std::string& lin
     return LiveRequest{LiveRequest::Kind::Allow, p};
   }
   return "unknown request: " + line.substr(0, 80);
+}
+
+std::string live_line(const std::string& text) {
+  std::string s = shown(text);
+  if (s.size() <= kMaxLiveLine) return s;
+  // Cut at a character boundary: shown() leaves only whole UTF-8 sequences.
+  size_t cut = kMaxLiveLine - 3;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return s.substr(0, cut) + "...";
 }
 
 }  // namespace blaude::net

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -18,6 +19,7 @@ namespace {
 
 constexpr size_t kMaxLine = 4096;
 constexpr size_t kMaxBacklog = 1 << 20;  // a `log` client this far behind is dropped
+constexpr size_t kMaxClients = 32;       // connections at once; more are closed unanswered
 
 // The same user, and not inside a sandbox: a process in a user namespace other than blaude's
 // (every bwrap sandbox has its own) is refused even with the same uid.
@@ -56,11 +58,13 @@ struct LiveControl::Client {
   LiveControl* self;
   uv_pipe_t pipe{};
   std::string in;
-  bool log = false, closing = false;
+  uint64_t since = 0;  // uv_now at accept
+  bool log = false, answered = false, closing = false;
   std::list<std::unique_ptr<Client>>::iterator pos;
 };
 
-LiveControl::LiveControl(uv_loop_t* loop, Proxy* proxy) : loop_(loop), proxy_(proxy) {}
+LiveControl::LiveControl(uv_loop_t* loop, Proxy* proxy, uint64_t request_ms)
+    : loop_(loop), proxy_(proxy), request_ms_(request_ms) {}
 
 LiveControl::~LiveControl() = default;
 
@@ -74,6 +78,15 @@ int LiveControl::listen(const std::string& path) {
   rc = uv_pipe_bind(&listener_, path.c_str());
   if (rc == 0 && ::chmod(path.c_str(), 0600) != 0) rc = uv_translate_sys_error(errno);
   if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), 16, on_connection);
+  if (rc == 0) rc = uv_timer_init(loop_, &tick_);
+  if (rc == 0) {
+    tick_open_ = true;
+    tick_.data = this;
+    const uint64_t every = std::max<uint64_t>(request_ms_ / 4, 10);
+    rc = uv_timer_start(&tick_, on_tick, every, every);
+    // Only clients keep the session's loop busy, not this timer.
+    uv_unref(reinterpret_cast<uv_handle_t*>(&tick_));
+  }
   if (rc == 0) listening_ = true;
   return rc;
 }
@@ -81,9 +94,19 @@ int LiveControl::listen(const std::string& path) {
 void LiveControl::on_connection(uv_stream_t* server, int status) {
   auto* self = static_cast<LiveControl*>(server->data);
   if (status != 0 || self->closing_) return;
+  if (self->clients_.size() >= kMaxClients) {
+    // Accepted only to be closed: left in the backlog, it would be accepted again at once.
+    uv_pipe_t* extra = new uv_pipe_t{};
+    uv_pipe_init(self->loop_, extra, 0);
+    uv_accept(server, reinterpret_cast<uv_stream_t*>(extra));
+    uv_close(reinterpret_cast<uv_handle_t*>(extra), [](uv_handle_t* h) { delete reinterpret_cast<uv_pipe_t*>(h); });
+    spdlog::warn("net: control socket: {} clients already; one more closed", kMaxClients);
+    return;
+  }
   self->clients_.push_back(std::make_unique<Client>());
   Client* c = self->clients_.back().get();
   c->self = self;
+  c->since = uv_now(self->loop_);
   c->pos = std::prev(self->clients_.end());
   uv_pipe_init(self->loop_, &c->pipe, 0);
   c->pipe.data = c;
@@ -104,31 +127,54 @@ void LiveControl::on_connection(uv_stream_t* server, int status) {
       [](uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
         auto* c = static_cast<Client*>(s->data);
         if (n < 0) return c->self->drop(c);
-        if (c->log) return;  // a `log` client only listens
+        if (c->answered) return;  // one request per connection; a `log` client only listens
         c->in.append(buf->base, size_t(n));
         size_t nl = c->in.find('\n');
         if (nl == std::string::npos) {
-          if (c->in.size() > kMaxLine) c->self->send(c, "error: request too long\n", true);
+          if (c->in.size() > kMaxLine) {
+            c->answered = true;
+            std::string().swap(c->in);
+            c->self->send(c, "error: request too long\n", true);
+          }
           return;
         }
         std::string line = c->in.substr(0, nl);
         if (!line.empty() && line.back() == '\r') line.pop_back();
-        c->in.clear();
+        std::string().swap(c->in);
+        // Still read (and ignore) after the answer: a `log` client's end shows as EOF.
+        c->answered = true;
         c->self->handle(c, line);
       });
 }
 
+void LiveControl::on_tick(uv_timer_t* t) {
+  auto* self = static_cast<LiveControl*>(t->data);
+  const uint64_t now = uv_now(self->loop_);
+  for (auto& c : self->clients_)
+    if (!c->answered && !c->closing && now - c->since >= self->request_ms_) {
+      spdlog::info("net: control socket: a client sent no request in {} ms; closed", self->request_ms_);
+      self->drop(c.get());
+    }
+}
+
 void LiveControl::handle(Client* c, const std::string& line) {
   auto req = parse_live_request(line);
-  if (auto* e = std::get_if<std::string>(&req)) return send(c, "error: " + *e + "\n", true);
+  if (auto* e = std::get_if<std::string>(&req)) {
+    spdlog::info("net: control socket: a malformed request: {}", live_line(*e));
+    return send(c, "error: " + live_line(*e) + "\n", true);
+  }
   const LiveRequest& r = std::get<LiveRequest>(req);
   if (r.kind == LiveRequest::Kind::Log) {
     c->log = true;
-    spdlog::info("net: control socket: a client follows the refusals");
-    return send(c, "ok: refusals of blaude session " + std::to_string(::getpid()) + " follow\n", false);
+    spdlog::info("net: control socket: a client follows the decisions");
+    return send(c, "ok: refusals (and allowed connections) of blaude session " + std::to_string(::getpid()) + " follow\n",
+                false);
   }
   auto p = parse_pattern(r.pattern);
-  if (auto* e = std::get_if<PatternError>(&p)) return send(c, "error: invalid pattern \"" + r.pattern + "\": " + e->what + "\n", true);
+  if (auto* e = std::get_if<PatternError>(&p)) {
+    spdlog::info("net: control socket: refused an invalid pattern: {}", live_line(r.pattern));
+    return send(c, live_line("error: allow " + pattern_error_text(r.pattern, *e)) + "\n", true);
+  }
   const std::string text = std::get<Pattern>(p).text();
   bool added = proxy_->allow(Rule{std::get<Pattern>(std::move(p)), Origin::Live, "blaude net allow"});
   send(c, std::string(added ? "ok: allowed " : "ok: already allowed ") + text + " for blaude session " +
@@ -160,7 +206,9 @@ void LiveControl::send(Client* c, std::string text, bool then_close) {
   }
 }
 
-void LiveControl::refused(const std::string& line) {
+void LiveControl::event(const std::string& raw) {
+  if (log_clients() == 0) return;
+  const std::string line = live_line(raw);
   for (auto& c : clients_) {
     if (!c->log || c->closing) continue;
     if (uv_stream_get_write_queue_size(reinterpret_cast<uv_stream_t*>(&c->pipe)) > kMaxBacklog) {
@@ -200,12 +248,19 @@ void LiveControl::close(std::function<void()> done) {
       self->maybe_closed();
     });
   }
+  if (tick_open_ && !uv_is_closing(reinterpret_cast<uv_handle_t*>(&tick_))) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&tick_), [](uv_handle_t* h) {
+      auto* self = static_cast<LiveControl*>(h->data);
+      self->tick_open_ = false;
+      self->maybe_closed();
+    });
+  }
   for (auto& c : clients_) drop(c.get());
   maybe_closed();
 }
 
 void LiveControl::maybe_closed() {
-  if (!closing_ || listener_open_ || !clients_.empty() || !closed_) return;
+  if (!closing_ || listener_open_ || tick_open_ || !clients_.empty() || !closed_) return;
   auto d = std::move(closed_);
   closed_ = nullptr;
   d();

@@ -2,14 +2,17 @@
 // a unix socket in a 0700 directory of $XDG_RUNTIME_DIR (under /run, which no sandbox sees), on
 // the service's loop. A client must be the same user (SO_PEERCRED) in blaude's own user
 // namespace (a sandboxed process is in one of bwrap's), else it is closed unanswered. One
-// request line per connection:
-//   log            every refusal from now on, one line each, until the client or the session ends
+// request line per connection (anything after it is ignored; a line that does not parse gets
+// "error ..." and changes nothing):
+//   log            every decision from now on, one line each ("refused ...", "allowed ...",
+//                  "added ..."), until the client or the session ends
 //   allow PATTERN  adds PATTERN to the proxy's rules for the rest of the session; the answer is
 //                  "ok ..." or "error ...". The allowlist only grows, and each addition is logged
 //                  and named in the summary after the session.
 #pragma once
 #include <uv.h>
 
+#include <cstdint>
 #include <functional>
 #include <list>
 #include <memory>
@@ -21,7 +24,9 @@ class Proxy;
 
 class LiveControl {
 public:
-  LiveControl(uv_loop_t* loop, Proxy* proxy);
+  // `request_ms`: how long a client has to send its request line before it is closed (so idle
+  // connections cannot hold every slot).
+  LiveControl(uv_loop_t* loop, Proxy* proxy, uint64_t request_ms = 10'000);
   ~LiveControl();
   LiveControl(const LiveControl&) = delete;
   LiveControl& operator=(const LiveControl&) = delete;
@@ -31,8 +36,9 @@ public:
   int listen(const std::string& path);
   // Closes the listener and every client, and removes the socket.
   void close(std::function<void()> done);
-  // To every `log` client (the proxy calls this on each refusal).
-  void refused(const std::string& line);
+  // To every `log` client (the proxy calls this on each decision), made one line of plain text
+  // of bounded length (live_line): host names and reasons are the sandbox's choice.
+  void event(const std::string& line);
   size_t log_clients() const;
 
 private:
@@ -45,8 +51,11 @@ private:
 
   uv_loop_t* loop_;
   Proxy* proxy_;
+  static void on_tick(uv_timer_t* t);
+  uint64_t request_ms_;
   uv_pipe_t listener_{};
-  bool listening_ = false, listener_open_ = false, closing_ = false;
+  uv_timer_t tick_{};  // drops clients past request_ms_ without a request
+  bool listening_ = false, listener_open_ = false, tick_open_ = false, closing_ = false;
   std::string path_;
   std::list<std::unique_ptr<Client>> clients_;
   std::function<void()> closed_;

@@ -91,4 +91,10 @@ std::variant<Pattern, PatternError> parse_pattern(std::string_view t) {
   return p;
 }
 
+std::string pattern_error_text(std::string_view text, const PatternError& e) {
+  std::string out = "\"" + std::string(text) + "\": " + e.what;
+  if (!e.hint.empty()) out += " (" + e.hint + ")";
+  return out;
+}
+
 }  // namespace blaude::net

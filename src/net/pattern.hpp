@@ -33,4 +33,7 @@ struct PatternError {
 
 std::variant<Pattern, PatternError> parse_pattern(std::string_view text);
 
+// `"TEXT": WHAT (HINT)`: how --allow-domain and `blaude net allow` both name a bad pattern.
+std::string pattern_error_text(std::string_view text, const PatternError& e);
+
 }  // namespace blaude::net

@@ -352,6 +352,9 @@ void ProxyConn::tunnel() {
   spdlog::info("net: allowed {} {} -> {} (rule {} from {})", proto_name(), dest_text_,
                format_address(addrs_[next_addr_ - 1]), rule.pattern.text(),
                rule.source.empty() ? origin_name(rule.origin) : rule.source);
+  if (px_.on_decision)
+    px_.on_decision(std::string("allowed ") + proto_name() + " " + dest_text_ + " -> " +
+                    format_address(addrs_[next_addr_ - 1]) + " (rule " + rule.pattern.text() + ")");
   std::string to_up = std::move(leftover_), to_client;
   if (proto_ == Proto::Socks) {
     to_client = s5::reply(s5::kSucceeded);
@@ -369,7 +372,7 @@ void ProxyConn::refuse(const std::string& reason, const std::string& hint) {
   px_.tally_.add(dest_text_);
   ++px_.stats_.refused;
   spdlog::info("net: refused {} {}: {}", proto_name(), dest_text_, reason);
-  if (px_.on_refusal) px_.on_refusal(std::string("refused ") + proto_name() + " " + dest_text_ + ": " + reason);
+  if (px_.on_decision) px_.on_decision(std::string("refused ") + proto_name() + " " + dest_text_ + ": " + reason);
   if (proto_ == Proto::Socks) return answer(s5::reply(s5::kNotAllowed));
   answer(http_response(403, "blaude: " + reason + "; allow with " + (hint.empty() ? allow_hint(dest_) : hint),
                        "blocked-by-allowlist"));
@@ -482,6 +485,7 @@ bool Proxy::allow(Rule rule) {
   policy_.rules.push_back(std::move(rule));
   live_.push_back(text);
   spdlog::info("net: allowed for the rest of the session (blaude net allow): {}", text);
+  if (on_decision) on_decision("added " + text + ": allowed for the rest of the session from another terminal");
   return true;
 }
 

@@ -62,8 +62,10 @@ public:
   bool allow(Rule rule);
   // The patterns allow() added, in order.
   const std::vector<std::string>& allowed_live() const { return live_; }
-  // Called on the loop's thread with one line for each refusal (`blaude net log`).
-  std::function<void(const std::string&)> on_refusal;
+  // Called on the loop's thread with one line for each decision (`blaude net log`):
+  // "refused PROTO DEST: REASON", "allowed PROTO DEST -> ADDRESS (rule PATTERN)", and
+  // "added PATTERN ..." for each allow(). Raw: the receiver makes them safe to print.
+  std::function<void(const std::string&)> on_decision;
   // Ends every connection; `done` runs once every handle is closed.
   void close(std::function<void()> done = {});
 

@@ -39,7 +39,7 @@ struct Service::Impl {
     summary = proxy->refusals().summary_line();
     stats = proxy->stats();
     live_allowed = proxy->allowed_live();
-    proxy->on_refusal = nullptr;
+    proxy->on_decision = nullptr;
     if (live) live->close([] {});
     proxy->close();
     if (publisher) publisher->close([] {});
@@ -82,7 +82,7 @@ std::variant<std::unique_ptr<Service>, std::string> Service::start(ServiceConfig
       spdlog::warn("net: no control socket for blaude net log/allow: {}: {}", cfg.live_socket, uv_strerror(rc));
     } else {
       LiveControl* live = m.live.get();
-      m.proxy->on_refusal = [live](const std::string& line) { live->refused(line); };
+      m.proxy->on_decision = [live](const std::string& line) { live->event(line); };
       spdlog::info("net: blaude net log/allow reach this session at {}", cfg.live_socket);
     }
   }

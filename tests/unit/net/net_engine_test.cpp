@@ -1,12 +1,14 @@
 // The proxy engine on real sockets (one libuv loop on a thread, real unix and TCP sockets, a
 // real upstream server on loopback): allowed and refused CONNECT, plain HTTP and SOCKS5, the
-// head cap, the head timeout and the connection limit; and the relay's control channel, the only
-// way to the proxy.
+// head cap, the head timeout and the connection limit; the relay's control channel, the only
+// way to the proxy; and the control socket of `blaude net log/allow`.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include <spdlog/sinks/null_sink.h>
 #include <spdlog/spdlog.h>
@@ -25,6 +27,7 @@
 #include "common/unique_fd.hpp"
 #include "common/fd_limit.hpp"
 #include "net/fdpass.hpp"
+#include "net/live_control.hpp"
 #include "net/proxy.hpp"
 #include "net/relay_channel.hpp"
 
@@ -441,4 +444,111 @@ TEST_CASE("net channel: malformed messages are skipped, past the limit the answe
   size_t over = 0;
   ch.fx.lt.call([&] { over = ch.fx.proxy->stats().over_limit; });
   CHECK(over == 1);
+}
+
+namespace {
+
+UniqueFd control_client(const std::string& path) {
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM, 0));
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  std::memcpy(sa.sun_path, path.c_str(), path.size());
+  REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0);
+  receive_timeout(fd.get());
+  return fd;
+}
+
+// One request (bytes as they are) and the first line of the answer, or "closed".
+std::string ask_control(const std::string& path, const std::string& bytes) {
+  UniqueFd fd = control_client(path);
+  send_all(fd.get(), bytes);
+  std::string got = read_until(fd.get(), "\n");
+  return got.empty() ? "closed" : got.substr(0, got.find('\n'));
+}
+
+}  // namespace
+
+TEST_CASE("net live: the control socket: strict requests, one a connection, decisions to log clients", "[net][engine]") {
+  Fixture fx(policy({"allowed.example:443"}));
+  char tmpl[] = "/tmp/blaude-live-test.XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl, path = dir + "/net-1.sock";
+  auto live = std::make_unique<LiveControl>(fx.lt.loop(), fx.proxy.get());
+  int rc = -1;
+  fx.lt.call([&] {
+    rc = live->listen(path);
+    LiveControl* l = live.get();
+    fx.proxy->on_decision = [l](const std::string& line) { l->event(line); };
+  });
+  REQUIRE(rc == 0);
+  struct stat st{};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+
+  // A log client; what it sends after `log` is not a request.
+  UniqueFd log = control_client(path);
+  send_all(log.get(), "log\nallow after-log.example\n");
+  CHECK(read_until(log.get(), "\n").starts_with("ok: refusals (and allowed connections) of blaude session "));
+
+  // Malformed requests: an error each, and nothing changes.
+  CHECK(ask_control(path, "frob\x1b[2J\n") == "error: unknown request: frob\\e[2J");
+  CHECK(ask_control(path, "allow a.example b.example\n") == "error: one pattern per request: a.example b.example");
+  CHECK(ask_control(path, "allow http://x/\n") ==
+        "error: allow \"http://x/\": it is a URL, not a host (drop the scheme: write x)");
+  CHECK(ask_control(path, std::string(5000, 'a')) == "error: request too long");
+  CHECK(ask_control(path, "\n") == "error: unknown request: ");
+  // Two requests in one connection: only the first.
+  CHECK(ask_control(path, "allow first.example\nallow second.example\n") == "ok: allowed first.example for blaude session " +
+                                                                               std::to_string(::getpid()));
+  CHECK(ask_control(path, "allow First.Example\n").starts_with("ok: already allowed first.example"));
+  std::vector<std::string> added;
+  fx.lt.call([&] { added = fx.proxy->allowed_live(); });
+  CHECK(added == std::vector<std::string>{"first.example"});
+
+  // The log client saw the addition, then sees a refusal as it happens.
+  CHECK(read_until(log.get(), "\n") == "added first.example: allowed for the rest of the session from another terminal\n");
+  UniqueFd c = fx.dial();
+  send_all(c.get(), "CONNECT refused.example:443 HTTP/1.1\r\n\r\n");
+  CHECK(read_until(c.get(), "\r\n\r\n").starts_with("HTTP/1.1 403"));
+  const std::string refused = read_until(log.get(), "\n");
+  CHECK(refused.starts_with("refused CONNECT refused.example:443: "));
+  CHECK(refused.find('\x1b') == std::string::npos);
+
+  // Closing removes the socket and ends the log client's stream.
+  std::atomic<bool> closed{false};
+  fx.lt.call([&] { live->close([&] { closed = true; }); });
+  for (int i = 0; i < 5000 && !closed; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  CHECK(closed);
+  CHECK(::access(path.c_str(), F_OK) != 0);
+  char b;
+  CHECK(::read(log.get(), &b, 1) == 0);
+  fx.lt.call([&] {
+    fx.proxy->on_decision = nullptr;
+    live.reset();
+  });
+  ::rmdir(dir.c_str());
+}
+
+TEST_CASE("net live: a control client that sends no request is closed in time", "[net][engine]") {
+  Fixture fx(policy({}));
+  char tmpl[] = "/tmp/blaude-live-test.XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl, path = dir + "/net-1.sock";
+  auto live = std::make_unique<LiveControl>(fx.lt.loop(), fx.proxy.get(), 100);
+  int rc = -1;
+  fx.lt.call([&] { rc = live->listen(path); });
+  REQUIRE(rc == 0);
+  UniqueFd idle = control_client(path);
+  const auto t0 = std::chrono::steady_clock::now();
+  char b;
+  CHECK(::read(idle.get(), &b, 1) == 0);  // closed, not the 5 s receive timeout
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(3));
+  // Control: a client that asks in time is answered.
+  CHECK(ask_control(path, "allow in-time.example\n").starts_with("ok: allowed in-time.example"));
+  std::atomic<bool> closed{false};
+  fx.lt.call([&] { live->close([&] { closed = true; }); });
+  for (int i = 0; i < 5000 && !closed; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  CHECK(closed);
+  fx.lt.call([&] { live.reset(); });
+  ::rmdir(dir.c_str());
 }

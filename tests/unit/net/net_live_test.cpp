@@ -15,7 +15,7 @@ TEST_CASE("net live: the control sockets' directory is only under /run", "[net]"
   CHECK(live_dir("/run/user/1000", why) == "/run/user/1000/blaude");
   CHECK(live_dir("/run/user/1000/", why) == "/run/user/1000/blaude");
   CHECK(live_dir("", why).empty());
-  CHECK(why == "$XDG_RUNTIME_DIR is not set");
+  CHECK(why == "$XDG_RUNTIME_DIR is not set, and there is no /run/user/UID of yours with mode 0700");
   // Anywhere else a sandbox may see it (the default mode shares /tmp, $HOME is partly visible).
   CHECK(live_dir("/tmp/runtime-u", why).empty());
   CHECK(why.find("is not under /run") != std::string::npos);
@@ -48,6 +48,27 @@ TEST_CASE("net live: request lines", "[net]") {
   CHECK(std::get<std::string>(parse_live_request("deny x")) == "unknown request: deny x");
 }
 
+TEST_CASE("net live: what a client is sent is one line of plain text, bounded", "[net]") {
+  CHECK(live_line("refused GET example.com:80: not allowed") == "refused GET example.com:80: not allowed");
+  CHECK(live_line("a\x1b]0;title\x07" "b\nc") == "a\\e]0;title\\x07b\\nc");
+  CHECK(live_line("\xe2\x80\xae") == "\\u202e");  // right-to-left override
+  const std::string long_host(2000, 'a');
+  CHECK(live_line(long_host).size() == kMaxLiveLine);
+  CHECK(live_line(long_host).ends_with("..."));
+  // Cut at a character boundary.
+  std::string wide;
+  for (int i = 0; i < 400; ++i) wide += "\xc3\xa9";
+  const std::string cut = live_line(wide);
+  CHECK(cut.size() <= kMaxLiveLine);
+  CHECK(cut.substr(0, cut.size() - 3).size() % 2 == 0);
+}
+
+TEST_CASE("net live: the runtime dir without $XDG_RUNTIME_DIR", "[net]") {
+  CHECK(live_runtime_dir("/run/user/7", 1000, true) == "/run/user/7");
+  CHECK(live_runtime_dir("", 1000, true) == "/run/user/1000");
+  CHECK(live_runtime_dir("", 1000, false).empty());
+}
+
 TEST_CASE("cli: blaude net log and net allow", "[net][cli]") {
   auto o = std::get<cli::Options>(cli::parse({"net", "allow", "Example.COM:443", "--session", "4242"}));
   CHECK(o.action == cli::Action::Net);
@@ -58,13 +79,19 @@ TEST_CASE("cli: blaude net log and net allow", "[net][cli]") {
   CHECK(l.net_command == "log");
   CHECK(l.net_session == 0);
   auto err = [](std::vector<std::string> a) { return std::get<cli::UsageError>(cli::parse(a)).message; };
-  CHECK(err({"net"}) == "net: say log or allow");
+  CHECK(err({"net"}) == "net: say sessions, log or allow");
+  CHECK(std::get<cli::Options>(cli::parse({"net", "sessions"})).net_command == "sessions");
+  CHECK(err({"net", "sessions", "--session", "5"}) == "net sessions lists them all: --session is for log and allow");
+  CHECK(err({"net", "sessions", "x"}) == "net sessions: unexpected argument 'x'");
   CHECK(err({"net", "allow"}) == "net allow needs a PATTERN");
-  CHECK(err({"net", "deny", "x"}) == "net: unknown command 'deny' (log or allow)");
+  CHECK(err({"net", "deny", "x"}) == "net: unknown command 'deny' (sessions, log or allow)");
   CHECK(err({"net", "log", "--session", "0x1"}) == "--session: not a pid: '0x1'");
   CHECK(err({"net", "log", "extra"}) == "net log: unexpected argument 'extra'");
   CHECK(err({"net", "allow", "a.example", "b.example"}) == "net allow: unexpected argument 'b.example'");
-  CHECK(err({"net", "allow", "http://x"}).starts_with("net allow: invalid pattern \"http://x\": "));
+  // The same words as --allow-domain's.
+  CHECK(err({"net", "allow", "http://x"}) == "net allow \"http://x\": it is a URL, not a host (drop the scheme: write x)");
+  CHECK(std::get<cli::UsageError>(cli::parse({"--allow-domain", "http://x"})).message ==
+        "--allow-domain \"http://x\": it is a URL, not a host (drop the scheme: write x)");
   // After `--` it is claude's prompt, as with doctor.
   CHECK(std::get<cli::Options>(cli::parse({"--", "net", "log"})).action == cli::Action::Run);
 }
