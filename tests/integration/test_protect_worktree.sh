@@ -77,13 +77,14 @@ for bw in "${BWRAPS[@]}"; do
     M="$D/main"
     run "ok-$tag" "$bw" "$D/feature" -- "set -e
       git status --porcelain >/dev/null && echo status-ok
+      test \"\$(git config --worktree core.fsmonitor)\" = false && echo config.worktree-read
       echo x >f && git add f && git -c user.name=t -c user.email=t@example.invalid commit -qm inside && echo commit-ok
       git branch topic && echo branch-ok
       git -c user.name=t -c user.email=t@example.invalid rebase -q main && echo rebase-ok
       git log --format=%s >log.txt; cat log.txt; rm log.txt
       test ! -e $M/file && test ! -e $M/untracked-secret && echo tree-hidden
       $list_mounts"
-    for step in status-ok commit-ok branch-ok rebase-ok tree-hidden; do
+    for step in status-ok config.worktree-read commit-ok branch-ok rebase-ok tree-hidden; do
       check "bwrap $tag: in the worktree: $step" grep -qx "$step" "$T_DIR/ok-$tag.out"
     done
     check "bwrap $tag: the repository is mounted at its host path inside" mounted "ok-$tag" "$M/.git"
@@ -108,6 +109,8 @@ for bw in "${BWRAPS[@]}"; do
       echo evil >>$M/.git/worktrees/feature/commondir
       echo evil >>$M/.git/worktrees/other/commondir
       echo evil >>$M/.git/worktrees/other/gitdir
+      mkdir -p $M/.git/worktrees/other/rebase-merge && echo 'exec evil' >$M/.git/worktrees/other/rebase-merge/git-rebase-todo
+      mkdir -p $M/.git/rebase-merge && echo 'exec evil' >$M/.git/rebase-merge/git-rebase-todo
       echo evil >>$M/file
       cat $M/untracked-secret && echo read-secret
       true"
@@ -120,6 +123,8 @@ for bw in "${BWRAPS[@]}"; do
       "this worktree's commondir|.git/worktrees/feature/commondir"
       "another worktree's commondir|.git/worktrees/other/commondir"
       "another worktree's gitdir|.git/worktrees/other/gitdir"
+      "a rebase's todo planted for another worktree (the exit audit's)|.git/worktrees/other/rebase-merge/git-rebase-todo"
+      "a rebase's todo planted for the main checkout (the exit audit's)|.git/rebase-merge/git-rebase-todo"
     )
     for mode in attack control; do
       D="$H/src-$mode-$tag"
