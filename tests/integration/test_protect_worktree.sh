@@ -75,6 +75,8 @@ for bw in "${BWRAPS[@]}"; do
     D="$H/src-ok-$tag"
     make_repo "$D"
     M="$D/main"
+    # Old enough for gc's own `worktree prune` (gc.worktreePruneExpire: 3 months).
+    touch -d 2020-01-01 "$M"/.git/worktrees/*/gitdir
     run "ok-$tag" "$bw" "$D/feature" -- "set -e
       git status --porcelain >/dev/null && echo status-ok
       test \"\$(git config --worktree core.fsmonitor)\" = false && echo config.worktree-read
@@ -82,9 +84,10 @@ for bw in "${BWRAPS[@]}"; do
       git branch topic && echo branch-ok
       git -c user.name=t -c user.email=t@example.invalid rebase -q main && echo rebase-ok
       git log --format=%s >log.txt; cat log.txt; rm log.txt
+      git worktree prune 2>/dev/null || true; git gc -q --prune=now 2>/dev/null || true; echo pruned
       test ! -e $M/file && test ! -e $M/untracked-secret && echo tree-hidden
       $list_mounts"
-    for step in status-ok config.worktree-read commit-ok branch-ok rebase-ok tree-hidden; do
+    for step in status-ok config.worktree-read commit-ok branch-ok rebase-ok pruned tree-hidden; do
       check "bwrap $tag: in the worktree: $step" grep -qx "$step" "$T_DIR/ok-$tag.out"
     done
     check "bwrap $tag: the repository is mounted at its host path inside" mounted "ok-$tag" "$M/.git"
@@ -96,6 +99,13 @@ for bw in "${BWRAPS[@]}"; do
     check_eq "bwrap $tag: host git: the main checkout is as it was" "?? untracked-secret" "$(hg -C "$M" status --porcelain)"
     check_eq "bwrap $tag: host git: worktree list, nothing prunable" "3 0" \
       "$(hg -C "$M" worktree list --porcelain | grep -c '^worktree ') $(hg -C "$M" worktree list --porcelain | grep -c prunable || true)"
+    check_eq "bwrap $tag: host git: the other worktree survived the prune" "" "$(hg -C "$D/other" status --porcelain)"
+    # Its control: without the protections the same prune deletes the other worktree's git dir.
+    D2="$H/src-prune-$tag"
+    make_repo "$D2"
+    run "prune-$tag" "$bw" "$D2/feature" --allow-protected-writes -- "git worktree prune 2>/dev/null || true"
+    check "bwrap $tag, control: unprotected, a prune inside deletes the other worktree's git dir" \
+      not test -e "$D2/main/.git/worktrees/other/HEAD"
     check "bwrap $tag: the exit audit left the session's commit alone" not grep -q 'the session left' "$T_DIR/ok-$tag.err"
     check_eq "bwrap $tag: nothing moved aside in the repository" "" "$(find "$M/.git" -name '*blaude-audit*')"
 
@@ -109,6 +119,7 @@ for bw in "${BWRAPS[@]}"; do
       echo evil >>$M/.git/worktrees/feature/commondir
       echo evil >>$M/.git/worktrees/other/commondir
       echo evil >>$M/.git/worktrees/other/gitdir
+      echo evil >$M/.git/worktrees/other/HEAD
       mkdir -p $M/.git/worktrees/other/rebase-merge && echo 'exec evil' >$M/.git/worktrees/other/rebase-merge/git-rebase-todo
       mkdir -p $M/.git/rebase-merge && echo 'exec evil' >$M/.git/rebase-merge/git-rebase-todo
       echo evil >>$M/file
@@ -123,6 +134,7 @@ for bw in "${BWRAPS[@]}"; do
       "this worktree's commondir|.git/worktrees/feature/commondir"
       "another worktree's commondir|.git/worktrees/other/commondir"
       "another worktree's gitdir|.git/worktrees/other/gitdir"
+      "another worktree's HEAD|.git/worktrees/other/HEAD"
       "a rebase's todo planted for another worktree (the exit audit's)|.git/worktrees/other/rebase-merge/git-rebase-todo"
       "a rebase's todo planted for the main checkout (the exit audit's)|.git/rebase-merge/git-rebase-todo"
     )

@@ -53,6 +53,10 @@ TEST_CASE("worktree git: a linked worktree's repository is followed", "[worktree
   CHECK(g.refused == "");
   CHECK(g.common == t.p("src/main/.git"));
   CHECK(g.gitdir == t.p("src/main/.git/worktrees/feature"));
+  CHECK(g.others.empty());
+  t.repo("src/main/.git", "other", "src/other");
+  fs::create_directory_symlink(t.p("src"), t.p("src/main/.git/worktrees/link"));  // no dir: not listed
+  CHECK(t.probe("src/feature").others == std::vector<std::string>{t.p("src/main/.git/worktrees/other")});
   // git's relative pointers (worktree.useRelativePaths) lead to the same place
   t.write("src/feature/.git", "gitdir: ../main/.git/worktrees/feature\n");
   t.write("src/main/.git/worktrees/feature/gitdir", "../../../../feature/.git\n");
@@ -169,6 +173,13 @@ TEST_CASE("worktree git: the repository is bound writable at its host path, its 
   CHECK(has(p.argv, {"--ro-bind", c + "/hooks", c + "/hooks"}));
   CHECK(has(p.argv, {"--ro-bind", c + "/worktrees/other/gitdir", c + "/worktrees/other/gitdir"}));
   CHECK(std::find(p.writable_dirs.begin(), p.writable_dirs.end(), c) != p.writable_dirs.end());
+  // Another worktree's git dir: read-only (its own files inside it are covered by it)
+  f.ws_git.others = {c + "/worktrees/other"};
+  auto o = plan(blaude::sandbox::SandboxRequest{}, f);
+  CHECK(has(o.argv, {"--ro-bind", c + "/worktrees/other", c + "/worktrees/other"}));
+  CHECK_FALSE(has(p.argv, {"--ro-bind", c + "/worktrees/other", c + "/worktrees/other"}));
+  CHECK_FALSE(has(o.argv, {"--ro-bind", c + "/worktrees/feature", c + "/worktrees/feature"}));
+  f.ws_git.others.clear();
   // Nothing of the main checkout's tree
   CHECK_FALSE(has(p.argv, {"--bind", "/home/u/main", "/home/u/main"}));
   // A refusal: the warning, no bind

@@ -28,9 +28,15 @@ void add_worktree_git(Builder& b) {
     return;
   }
   b.rw(g.common, g.common);
+  // The other worktrees' git dirs: read-only. This worktree's git reads their HEADs and never
+  // needs to write them (a `git branch -m` of a branch checked out there fails). Inside, their
+  // work trees do not exist, so git counts them prunable: a `git worktree prune` or `git gc`
+  // would delete their HEAD and index on the host.
+  if (!b.req.allow_protected_writes)
+    for (const auto& o : g.others) b.guards.push_back({o, Guard::ReadOnly, "the git dir of another worktree of " + g.common});
   b.p.notes.push_back("this workspace is a linked worktree of " + g.common +
-                      ": that git dir is writable in the sandbox at its own path, its hooks, config and "
-                      "worktree pointers read-only");
+                      ": that git dir is writable in the sandbox at its own path, its hooks, config, worktree "
+                      "pointers and the other worktrees' git dirs read-only");
 }
 
 }  // namespace blaude::sandbox::bwrap::detail

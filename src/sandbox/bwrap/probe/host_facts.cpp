@@ -266,6 +266,7 @@ HostFacts HostFacts::probe(const HostEnv& host, const SandboxRequest& req, bool 
     // keep these: wait_for_scan).
     f.ws_git = probe_worktree_git(f.cwd, f.uid, f.home, f.home_real);
     if (!f.ws_git.common.empty()) identify(f.ws.ids, f.ws_git.common);
+    for (const auto& o : f.ws_git.others) identify(f.ws.ids, o);
   }
   identify_ipc_guards(f);
   f.exe = probe_exe(req.program(), f.env_or("PATH"), f.home_real);

@@ -1,7 +1,10 @@
 #include "sandbox/bwrap/probe/worktree_git.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+
+#include <algorithm>
 
 #include "common/file_io.hpp"
 #include "common/paths.hpp"
@@ -121,6 +124,18 @@ WorktreeGit probe_worktree_git(const std::string& cwd, uid_t uid, const std::str
     return refuse(common + " is not a git directory (HEAD, objects, refs)");
   out.gitdir = gitdir;
   out.common = common;
+  if (UniqueFd wts(::openat(c.get(), "worktrees", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)); wts) {
+    if (DIR* d = ::fdopendir(wts.get())) {
+      wts.release();
+      while (const dirent* e = ::readdir(d)) {
+        const std::string n = e->d_name;
+        if (n == "." || n == ".." || common + "/worktrees/" + n == gitdir) continue;
+        if (is_type(::dirfd(d), n.c_str(), S_IFDIR)) out.others.push_back(common + "/worktrees/" + n);
+      }
+      ::closedir(d);
+    }
+  }
+  std::sort(out.others.begin(), out.others.end());
   return out;
 }
 

@@ -15,6 +15,9 @@ struct WorktreeGit {
   std::string gitdir;   // <common>/worktrees/<name>, canonical; "" when not accepted
   std::string common;   // the repository's git dir (the common dir), canonical
   std::string refused;  // why a `.git` file was not followed (a warning), "" otherwise
+  // The other linked worktrees' git dirs (<common>/worktrees/*, real dirs, sorted): nothing this
+  // worktree's git needs to write.
+  std::vector<std::string> others = {};
 };
 
 // Reads `<cwd>/.git`. Nothing (all empty) when it is no regular file (a `.git` dir, none, a
