@@ -39,7 +39,7 @@ set(BLAUDE_TESTS_posix
   test_pty_child test_pty_output test_pty_pipes test_pty_terminal
   test_session_sweep test_escapes_audit test_escapes_audit_closed test_escapes_claude test_escapes_audit_journal
   test_escapes_runner_state
-  test_self_exe test_bwrap_fd_binds test_protect_leaf test_protect_git
+  test_self_exe test_bwrap_fd_binds test_protect_leaf test_protect_git test_protect_worktree
   test_sandbox_dryrun test_sandbox_attacks test_net_proxy test_net_publish test_net_own_namespace test_osc52_xclip
   test_term_guard test_asciinema_pause
 )

@@ -526,6 +526,7 @@ LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList
     b.option({"--chdir", "/tmp"});
   } else {
     detail::add_workspace(b);
+    detail::add_worktree_git(b);
   }
   detail::add_protections(b);
   add_env(b, env);

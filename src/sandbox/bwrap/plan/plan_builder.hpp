@@ -111,6 +111,8 @@ void add_config_unmapped(Builder& b, const std::string& at);
 
 // Workspace bind; collects the protected paths (protect.cpp).
 void add_workspace(Builder& b);
+// Right after it: a linked worktree's repository at its host path (plan_worktree.cpp).
+void add_worktree_git(Builder& b);
 // The protections at every writable alias, after every other mount (protect.cpp).
 void add_protections(Builder& b);
 // Last, once the ops' order is final (plan_held.cpp): the binds in `held_binds` are made by held

@@ -18,6 +18,7 @@
 #include "sandbox/launch_plan.hpp"
 #include "sandbox/bwrap/probe/workspace.hpp"
 #include "sandbox/request.hpp"
+#include "sandbox/bwrap/probe/worktree_git.hpp"
 
 namespace blaude::sandbox::bwrap {
 
@@ -239,6 +240,9 @@ struct HostFacts {
   // the workspace and its parents then (and what the rest of the probe identified); plan() leaves
   // every protection that depends on the scan to LaunchPlan::deferred (bwrap/deferred.hpp).
   std::shared_ptr<PendingScan> ws_pending;
+  // The workspace as a linked worktree: its repository, checked (probe/worktree_git.hpp). Read
+  // at probe time, never by the deferred scan: it chooses a bind in the argv.
+  WorktreeGit ws_git;
   ExeFact exe;     // the program that runs
   ExeFact claude;  // claude as well when exe is another program (--exec bash, --chic): the
                    // seed binds it at its own path whatever runs; name "" otherwise
