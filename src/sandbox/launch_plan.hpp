@@ -174,6 +174,12 @@ struct LaunchPlan {
   // By-path mounts the exec shim re-checks before the command runs (empty: none, or no shim).
   std::vector<MountCheck> checks;
   SyscallFilter syscalls;
+  // Where in argv the "--" that ends bwrap's options stands, as the planner rendered it: the
+  // launcher's own options (the mount checks' file, --seccomp) go before it. 0: no argv.
+  size_t options_end = 0;
+  // Whether argv makes /run/blaude already (a --dir there: the gate's, the held binds' marker's,
+  // proxy mode's), so the launcher's files there need no dir op of their own.
+  bool makes_run_dir = false;
 };
 
 }  // namespace blaude::sandbox
