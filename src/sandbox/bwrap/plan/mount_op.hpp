@@ -44,6 +44,8 @@ struct MountOp {
   // Made by bwrap from a descriptor the launcher opens and checks (plan_held.cpp, held.hpp): its
   // HeldPath, whose argv index the render fills in.
   std::optional<HeldPath> held = {};
+  bool gate = false;           // one of the protect gate's ops (gate_args.hpp)
+  bool launcher_only = false;  // the launcher's own (the setup-done marker): --dry-run leaves it out
 };
 using Ops = std::vector<MountOp>;
 

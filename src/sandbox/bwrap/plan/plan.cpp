@@ -554,6 +554,7 @@ LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList
   // Proxy mode: the relay starts first and execs the shim, which execs the command.
   if (req.proxy) b.p.argv.insert(b.p.argv.end(), req.proxy->command_prefix.begin(), req.proxy->command_prefix.end());
   b.p.argv.insert(b.p.argv.end(), command.begin(), command.end());
+  b.p.ops = std::make_shared<const Ops>(std::move(b.ops));
 
   if (!req.tmp) b.p.writable_dirs.push_back(facts.cwd);
   for (const auto& [src, dst] : b.rw_binds) b.p.writable_dirs.push_back(src);

@@ -62,8 +62,11 @@ void add_held_binds(Builder& b) {
                         std::to_string(n) + " mounts (first " + first_held(b.ops) +
                         ") would be made by path, racing with whatever renames them",
                     "Install bubblewrap 0.5 or newer, or put a newer bwrap first on PATH.");
+  // The launcher's business, not the command's: --dry-run leaves both out.
   b.dir("/run/blaude");
+  b.ops.back().launcher_only = true;
   b.add(OpKind::File, kSetupDoneToken, kSetupDoneFile);
+  b.ops.back().launcher_only = true;
   b.p.data_fds.push_back({kSetupDoneToken, "blaude: every mount before this one was made\n"});
 }
 
