@@ -14,6 +14,7 @@ namespace blaude::sandbox {
 
 namespace bwrap {
 class DeferredProtect;  // bwrap/plan/deferred.hpp
+struct MountOp;         // bwrap/plan/mount_op.hpp
 }
 
 // Content that must reach the sandbox through a file descriptor (bwrap --ro-bind-data FD PATH,
@@ -174,6 +175,15 @@ struct LaunchPlan {
   // By-path mounts the exec shim re-checks before the command runs (empty: none, or no shim).
   std::vector<MountCheck> checks;
   SyscallFilter syscalls;
+  // Where in argv the "--" that ends bwrap's options stands, as the planner rendered it: the
+  // launcher's own options (the mount checks' file, --seccomp) go before it. 0: no argv.
+  size_t options_end = 0;
+  // Whether argv makes /run/blaude already (a --dir there: the gate's, the held binds' marker's,
+  // proxy mode's), so the launcher's files there need no dir op of their own.
+  bool makes_run_dir = false;
+  // The ops argv was rendered from (bwrap/plan/mount_op.hpp), the helper's among them: what
+  // --dry-run prints (bwrap/plan/format.hpp).
+  std::shared_ptr<const std::vector<bwrap::MountOp>> ops;
 };
 
 }  // namespace blaude::sandbox

@@ -359,6 +359,8 @@ TEST_CASE("managed settings probe: root-owned files only, dirs checked", "[sandb
 TEST_CASE("--dry-run prints data fds as here-documents, runnable in sh", "[sandbox]") {
   LaunchPlan p;
   p.argv = {"bwrap", "--dir", "/run/x", "--ro-bind-data", "@fd:resolv", "/run/x/resolv.conf", "--", "cat", "/run/x/resolv.conf"};
+  p.ops = std::make_shared<const Ops>(ops_from_words({p.argv.begin() + 1, p.argv.begin() + 6}));
+  p.options_end = 6;
   p.data_fds.push_back({"@fd:resolv", "nameserver 10.0.0.1\nBLAUDE_DATA_3\n"});
   std::string s = format_command(p);
   CHECK(s ==
@@ -366,5 +368,7 @@ TEST_CASE("--dry-run prints data fds as here-documents, runnable in sh", "[sandb
         " 3<<'BLAUDE_DATA_3_'\nnameserver 10.0.0.1\nBLAUDE_DATA_3\nBLAUDE_DATA_3_\n");
   p.data_fds.clear();
   p.argv = {"bwrap", "--", "true"};
-  CHECK(format_command(p) == format_command(p.argv));
+  p.ops = std::make_shared<const Ops>();
+  p.options_end = 1;
+  CHECK(format_command(p) == format_command("bwrap", {}, {"--", "true"}));
 }

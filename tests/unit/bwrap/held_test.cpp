@@ -10,6 +10,7 @@
 #include "catch.hpp"
 #include "temp_dir.hpp"
 #include "sandbox/bwrap/plan/held.hpp"
+#include "sandbox/bwrap/run/launch.hpp"
 
 using namespace blaude;
 using namespace blaude::sandbox;
@@ -83,4 +84,25 @@ TEST_CASE("held paths: setup_done reads the marker's offset", "[sandbox][held]")
   REQUIRE(::read(fd, &c, 1) == 1);
   CHECK(setup_done(fd));
   ::close(fd);
+}
+
+// The launcher finds the end of bwrap's options where the planner rendered it, not by looking for
+// the first "--": an option's value can be "--" (an environment variable's, say).
+TEST_CASE("prepare_launch: the end of options is the plan's index, not the first \"--\"", "[sandbox][held]") {
+  LaunchPlan p;
+  p.argv = {"bwrap", "--setenv", "X", "--", "--", "true"};
+  p.options_end = 4;
+  PreparedLaunch out = prepare_launch(p);
+  REQUIRE(out.argv.size() == 5);
+  CHECK(out.argv[1] == "--args");
+  CHECK(std::vector<std::string>(out.argv.begin() + 3, out.argv.end()) == std::vector<std::string>{"--", "true"});
+  std::string packed(64, '\0');
+  ssize_t n = ::pread(std::stoi(out.argv[2]), packed.data(), packed.size(), 0);
+  REQUIRE(n > 0);
+  packed.resize(size_t(n));
+  CHECK(packed == std::string("--setenv\0X\0--\0", 14));
+  LaunchPlan wrong = p;
+  wrong.options_end = 3;
+  wrong.argv[3] = "-";
+  CHECK_THROWS_AS(prepare_launch(wrong), std::logic_error);
 }

@@ -27,7 +27,7 @@ TEST_CASE("bwrap net: proxy mode's arguments and the relay wrapper", "[net]") {
   long dashes = find(a, {"--", "/run/blaude/blaude", "__net-relay"});
   REQUIRE(dashes > bind);
   CHECK(find(a, {"--control-fd", "5", "--", "claude", "--dangerously-skip-permissions"}) == long(a.size()) - 5);
-  check_mount_order(a);
+  check_mount_order(p);
   auto plain = plan(SandboxRequest{}, typical_host());
   CHECK_FALSE(mentions(plain.argv, "__net-relay"));
   CHECK_FALSE(mentions(plain.argv, "--unshare-net"));

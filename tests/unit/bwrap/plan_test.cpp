@@ -514,8 +514,10 @@ TEST_CASE("--dry-run formatting is shell-quoted, one group per line", "[sandbox]
   CHECK(shell_quote("it's") == "'it'\\''s'");
   CHECK(shell_quote("") == "''");
   CHECK(shell_quote("a b$c") == "'a b$c'");
-  std::string s = format_command({"bwrap", "--unshare-pid", "--ro-bind", "/a b", "/a b", "--overlay-src", "/x",
-                                  "--tmp-overlay", "/y", "--setenv", "K", "v'q", "--", "sh", "-c", "echo hi"});
+  std::string s = format_command("bwrap",
+                                 ops_from_words({"--unshare-pid", "--ro-bind", "/a b", "/a b", "--overlay-src", "/x",
+                                                 "--tmp-overlay", "/y", "--setenv", "K", "v'q"}),
+                                 {"--", "sh", "-c", "echo hi"});
   CHECK(s ==
         "bwrap \\\n  --unshare-pid \\\n  --ro-bind '/a b' '/a b' \\\n  --overlay-src /x --tmp-overlay /y \\\n"
         "  --setenv K 'v'\\''q' \\\n  -- sh -c 'echo hi'\n");

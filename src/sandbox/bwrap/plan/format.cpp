@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <stdexcept>
 
 #include "sandbox/bwrap/plan/held.hpp"
 #include "sandbox/bwrap/plan/mount_order.hpp"
@@ -10,94 +11,97 @@
 
 #include <map>
 
+#include "common/paths.hpp"
 #include "common/shell_quote.hpp"
 
 namespace blaude::sandbox::bwrap {
 
 namespace {
 
-int arity(const std::string& opt) {
-  static const std::map<std::string, int> n = {
-      {"--bind", 2}, {"--ro-bind", 2}, {"--dev-bind", 2}, {"--bind-try", 2}, {"--ro-bind-try", 2},
-      {"--symlink", 2}, {"--setenv", 2}, {"--ro-bind-data", 2}, {"--bind-data", 2},
-      {"--tmpfs", 1}, {"--dir", 1}, {"--dev", 1}, {"--proc", 1}, {"--mqueue", 1},
-      {"--unsetenv", 1}, {"--chdir", 1}, {"--hostname", 1}, {"--uid", 1}, {"--gid", 1},
-      {"--cap-drop", 1}, {"--cap-add", 1}, {"--overlay-src", 1}, {"--tmp-overlay", 1},
-      {"--ro-overlay", 1}, {"--remount-ro", 1}, {"--perms", 1}, {"--args", 1}, {"--file", 2},
-      {"--seccomp", 1}, {"--chmod", 2}};
-  auto it = n.find(opt);
-  return it == n.end() ? 0 : it->second;
+// Whether `op` shares the line of the op before it: a data file with the dir it lands in, a
+// --remount-ro with its --tmpfs, the ids with --unshare-user, the hostname with --unshare-uts.
+bool joins(const MountOp& op, const MountOp* prev) {
+  if (op.kind == OpKind::Option) {
+    const std::string o = op.words.empty() ? std::string() : op.words.front();
+    if (o == "--uid" || o == "--gid") return true;
+    return o == "--hostname" && prev && prev->kind == OpKind::Option &&
+           prev->words == std::vector<std::string>{"--unshare-uts"};
+  }
+  if (!prev) return false;
+  return (op.kind == OpKind::Data && prev->kind == OpKind::Dir) ||
+         (op.kind == OpKind::RemountRo && prev->kind == OpKind::Tmpfs);
 }
 
-// Options that only make sense with the next one share its line.
-bool joins_next(const std::string& opt) { return opt == "--overlay-src" || opt == "--perms"; }
-
-}  // namespace
-
-std::string format_command(const std::vector<std::string>& argv) {
-  if (argv.empty()) return "";
-  std::string out = shell_quote(argv[0]);
-  size_t i = 1;
+// One op per line (but the joined ones), shell-quoted; `tokens`: data placeholders to print as.
+std::string lines(const std::string& program, const Ops& ops, const std::vector<std::string>& tail,
+                  const std::map<std::string, std::string>& tokens) {
+  std::string out = shell_quote(program);
   std::string line;
   auto flush = [&] {
     if (!line.empty()) out += " \\\n  " + line;
     line.clear();
   };
-  std::string prev;
-  while (i < argv.size()) {
-    const std::string& a = argv[i];
-    if (a == "--") break;
-    bool joined = joins_next(prev) || (a == "--ro-bind-data" && prev == "--dir") ||
-                  (a == "--remount-ro" && prev == "--tmpfs") || (a == "--uid" || a == "--gid") ||
-                  (a == "--hostname" && prev == "--unshare-uts");
-    if (!joined) flush();
+  auto word = [&](const std::string& w) {
+    auto t = tokens.find(w);
     if (!line.empty()) line += ' ';
-    line += shell_quote(a);
-    int n = arity(a);
-    for (int k = 0; k < n && i + 1 < argv.size(); ++k) line += ' ' + shell_quote(argv[++i]);
-    prev = a;
-    ++i;
+    line += shell_quote(t == tokens.end() ? w : t->second);
+  };
+  const MountOp* prev = nullptr;
+  for (const auto& op : ops) {
+    if (!joins(op, prev)) flush();
+    std::vector<std::string> words;
+    render(op, words);
+    // --info-fd and its value each on a line of their own, as --dry-run has always printed them.
+    const bool split = op.kind == OpKind::Option && !words.empty() && words.front() == "--info-fd";
+    for (const auto& w : words) {
+      word(w);
+      if (split) flush();
+    }
+    prev = &op;
   }
   flush();
-  for (; i < argv.size(); ++i) line += (line.empty() ? "" : " ") + shell_quote(argv[i]);
+  for (const auto& w : tail) word(w);
   flush();
   return out + "\n";
 }
 
+}  // namespace
+
+std::string format_command(const std::string& program, const Ops& ops, const std::vector<std::string>& tail) {
+  return lines(program, ops, tail, {});
+}
+
 namespace {
 
-// The gate options (run/protect_gate.hpp) stand for the inner mounts: shown as the equivalent bwrap
-// options, so the printed command protects the same paths when run by hand.
-std::vector<std::string> with_inner_mounts_as_options(const LaunchPlan& plan,
-                                                     std::vector<std::pair<std::string, std::string>>& left_out) {
-  const std::vector<std::string> gate = gate_args(kInfoToken, kGateToken);
-  // The helper's /dev (InnerKind::Dev) is shown where bwrap's --dev would be, on the --tmpfs
-  // bwrap makes for it: the printed command is the same either way.
+// What bwrap would be given, as --dry-run shows it: the gate's ops (run/protect_gate.hpp) stand
+// for the helper's mounts and are shown as the equivalent bwrap options, so the printed command
+// protects the same paths when run by hand; the helper's /dev is shown as bwrap's --dev, on the
+// --tmpfs bwrap makes for it (the printed command is the same either way); the launcher's own
+// ops (the held binds' setup-done marker) are left out.
+Ops shown_ops(const LaunchPlan& plan, std::vector<std::pair<std::string, std::string>>& left_out) {
   std::vector<InnerMount> inner;
   std::copy_if(plan.inner_mounts.begin(), plan.inner_mounts.end(), std::back_inserter(inner),
                [](const InnerMount& m) { return m.kind != InnerKind::Dev; });
-  size_t dev_at = plan.argv.size();  // the --tmpfs /dev op, when the helper makes /dev
-  if (inner.size() < plan.inner_mounts.size())
-    for (const auto& st : mount_steps(plan.argv))
-      if (st.op == "--tmpfs" && st.dst == "/dev") {
-        dev_at = st.index;
-        break;
-      }
-  std::vector<std::string> argv;
-  for (size_t i = 0; i < plan.argv.size(); ++i) {
-    if (i == dev_at) {
-      argv.push_back("--dev");
-    } else if (!plan.inner_mounts.empty() && plan.argv.size() - i >= gate.size() &&
-        std::equal(gate.begin(), gate.end(), plan.argv.begin() + long(i))) {
-      auto opts = as_bwrap_options(expressible_as_options(mount_steps(argv), inner, left_out));
-      argv.insert(argv.end(), opts.begin(), opts.end());
-      i += gate.size() - 1;
-    } else {
-      argv.push_back(plan.argv[i]);
+  bool dev = inner.size() < plan.inner_mounts.size();
+  bool gate_shown = false;
+  Ops out;
+  for (const auto& op : *plan.ops) {
+    if (op.helper || op.launcher_only) continue;
+    if (op.gate && !plan.inner_mounts.empty()) {
+      if (gate_shown) continue;
+      gate_shown = true;
+      for (auto& o : as_bwrap_ops(expressible_as_options(steps_of(out), inner, left_out))) out.push_back(std::move(o));
+      continue;
+    }
+    out.push_back(op);
+    if (dev && op.kind == OpKind::Tmpfs && normalize(op.dest) == "/dev") {
+      out.back().kind = OpKind::Dev;
+      dev = false;
     }
   }
-  return argv;
+  return out;
 }
+
 
 // Pins blaude makes on the sandbox's own view that no bwrap option can express.
 std::string pins_note(const std::vector<std::pair<std::string, std::string>>& left_out) {
@@ -110,21 +114,16 @@ std::string pins_note(const std::vector<std::pair<std::string, std::string>>& le
 }  // namespace
 
 std::string format_command(const LaunchPlan& plan) {
+  if (plan.argv.empty()) return "";
+  if (!plan.ops) throw std::logic_error("format_command: a plan without its ops");
   std::vector<std::pair<std::string, std::string>> left_out;
-  std::vector<std::string> argv = with_inner_mounts_as_options(plan, left_out);
-  // The held binds' setup-done marker (held.hpp) is the launcher's business, not the command's.
-  for (size_t i = 0; i + 2 < argv.size(); ++i)
-    if (argv[i] == "--file" && argv[i + 1] == kSetupDoneToken) {
-      size_t from = i >= 2 && argv[i - 2] == "--dir" ? i - 2 : i;
-      argv.erase(argv.begin() + long(from), argv.begin() + long(i + 3));
-      break;
-    }
+  const Ops ops = shown_ops(plan, left_out);
+  std::map<std::string, std::string> tokens;
   std::string docs, redirects;
   int fd = 3;
   for (const auto& d : plan.data_fds) {
     if (d.token == kSetupDoneToken) continue;
-    for (auto& a : argv)
-      if (a == d.token) a = std::to_string(fd);
+    tokens[d.token] = std::to_string(fd);
     std::string delim = "BLAUDE_DATA_" + std::to_string(fd);
     // The delimiter must not occur as a line of the content.
     while (("\n" + d.content + "\n").find("\n" + delim + "\n") != std::string::npos) delim += "_";
@@ -135,7 +134,10 @@ std::string format_command(const LaunchPlan& plan) {
     docs += delim + "\n";
     ++fd;
   }
-  std::string out = format_command(argv);
+  // The command: what follows bwrap's options ("--" first).
+  const std::vector<std::string> tail(plan.argv.begin() + long(std::min(plan.options_end, plan.argv.size())),
+                                      plan.argv.end());
+  std::string out = lines(plan.argv[0], ops, tail, tokens);
   const auto protections = size_t(std::count_if(plan.inner_mounts.begin(), plan.inner_mounts.end(),
                                                 [](const InnerMount& m) { return m.kind != InnerKind::Dev; }));
   const auto binds = size_t(std::count_if(plan.inner_mounts.begin(), plan.inner_mounts.end(), [](const InnerMount& m) {

@@ -3,13 +3,14 @@
 #include <string>
 #include <vector>
 
+#include "sandbox/bwrap/plan/mount_op.hpp"
 #include "sandbox/launch_plan.hpp"
 
 namespace blaude::sandbox::bwrap {
 
-// "bwrap \\\n  --ro-bind /usr /usr \\\n  ..." — each bwrap option with its arguments on one line
-// (an --overlay-src with its --tmp-overlay, a --tmpfs with its --remount-ro), the command last.
-std::string format_command(const std::vector<std::string>& argv);
+// "bwrap \\\n  --ro-bind /usr /usr \\\n  ..." — each op with its arguments on one line (a --tmpfs
+// with its --remount-ro, a data file with its --dir), `tail` ("--" and the command) last.
+std::string format_command(const std::string& program, const Ops& ops, const std::vector<std::string>& tail);
 
 // The whole plan as a runnable shell command: each DataFd placeholder becomes fd 3, 4, ... fed
 // by a quoted here-document after the command, so what --dry-run prints works when pasted

@@ -3,8 +3,10 @@
 namespace blaude::sandbox::bwrap {
 
 Ops gate_ops(const std::string& info_token, const std::string& gate_token) {
-  return {option_op({"--info-fd", info_token}), mount_op(OpKind::Dir, "", kGateDir),
+  Ops ops{option_op({"--info-fd", info_token}), mount_op(OpKind::Dir, "", kGateDir),
           mount_op(OpKind::File, gate_token, kGateFile), mount_op(OpKind::RemountRo, "", kProofDir)};
+  for (auto& op : ops) op.gate = true;
+  return ops;
 }
 
 std::vector<std::string> gate_args(const std::string& info_token, const std::string& gate_token) {

@@ -77,6 +77,16 @@ std::vector<std::string> render(const Ops& ops) {
   return out;
 }
 
+std::vector<size_t> render(const Ops& ops, std::vector<std::string>& out) {
+  std::vector<size_t> starts;
+  starts.reserve(ops.size());
+  for (const auto& op : ops) {
+    starts.push_back(out.size());
+    render(op, out);
+  }
+  return starts;
+}
+
 Ops ops_from_words(const std::vector<std::string>& w) {
   static const std::map<std::string, OpKind> kinds = {
       {"--bind", OpKind::Bind},          {"--ro-bind", OpKind::RoBind}, {"--bind-try", OpKind::BindTry},

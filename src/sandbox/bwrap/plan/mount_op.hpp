@@ -41,6 +41,11 @@ struct MountOp {
   // still counted where it stands by the mount-order check, and its InnerMount listed first among
   // the helper's mounts.
   std::optional<InnerMount> helper = {};
+  // Made by bwrap from a descriptor the launcher opens and checks (plan_held.cpp, held.hpp): its
+  // HeldPath, whose argv index the render fills in.
+  std::optional<HeldPath> held = {};
+  bool gate = false;           // one of the protect gate's ops (gate_args.hpp)
+  bool launcher_only = false;  // the launcher's own (the setup-done marker): --dry-run leaves it out
 };
 using Ops = std::vector<MountOp>;
 
@@ -67,6 +72,9 @@ size_t width(const MountOp& op);
 // Appends `op`'s words (none for one the helper makes).
 void render(const MountOp& op, std::vector<std::string>& out);
 std::vector<std::string> render(const Ops& ops);
+// Appends every op's words to `out` and returns where each op's words start there (an op the
+// helper makes: where it would stand; it takes none).
+std::vector<size_t> render(const Ops& ops, std::vector<std::string>& out);
 
 // The ops that `words` (bwrap options, no program name, no "--") spell: for option lists that
 // come from outside the planner (proxy mode's). Throws std::invalid_argument on a mount option

@@ -1,8 +1,8 @@
 // The mount-order invariant of a bwrap argv. bwrap applies mounts in argv order and a mount on
 // a path hides everything mounted earlier at or below it: a read-only tool dir bound before a
 // writable bind of its parent silently becomes host-writable. This checks a finished argv for
-// that, so the planner (and its tests) can insist that no mount or protection is shadowed.
-// Pure string work over the argv alone.
+// that over the planner's ops, so the planner (and its tests) can insist that no mount or
+// protection is shadowed. Pure.
 #pragma once
 #include <string>
 #include <vector>
@@ -17,16 +17,10 @@ struct Shadowing {
   MountStep by;
 };
 
-// The steps an argv lists before "--", in order: mounts (binds, overlays, tmpfs, /dev, /proc,
-// data files), --symlink and --remount-ro. --dir and --chmod are not tracked (a --dir hidden by
-// a later mount is harmless: the later mount supplies the dir).
-std::vector<MountStep> mount_steps(const std::vector<std::string>& argv);
-
-// Every step hidden by a later mount, in argv order of the hidden step. Empty = the invariant holds.
-// Not counted: a bind hidden by a later bind that shows the very same host path there with the
-// same access (-m /opt/vendor over the read-only /opt/vendor/bin): nothing changes inside.
-std::vector<Shadowing> shadowed_mounts(const std::vector<std::string>& argv);
-// The same over the planner's steps (steps_of, mount_op.hpp).
+// Every step (steps_of, mount_op.hpp) hidden by a later mount, in order of the hidden step. Empty =
+// the invariant holds. Not counted: a bind hidden by a later bind that shows the very same host
+// path there with the same access (-m /opt/vendor over the read-only /opt/vendor/bin): nothing
+// changes inside.
 std::vector<Shadowing> shadowed_mounts(const std::vector<MountStep>& steps);
 
 // "--bind /home/u/.config (argv 57) hides the earlier --ro-bind /home/u/.config/nvm (argv 40)"

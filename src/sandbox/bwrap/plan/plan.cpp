@@ -540,11 +540,22 @@ LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList
   detail::add_wsl_warning(b);
   // The one place the argv is written; the binds lifted to the helper are not in it.
   b.p.argv.push_back(facts.bwrap.empty() ? "bwrap" : facts.bwrap);
-  for (const auto& op : b.ops) render(op, b.p.argv);
+  const std::vector<size_t> starts = render(b.ops, b.p.argv);
+  for (size_t i = 0; i < b.ops.size(); ++i) {
+    const MountOp& op = b.ops[i];
+    if (op.helper) continue;
+    if (op.held) {
+      b.p.held.push_back(*op.held);
+      b.p.held.back().index = starts[i];
+    }
+    if (op.kind == OpKind::Dir && normalize(op.dest) == "/run/blaude") b.p.makes_run_dir = true;
+  }
+  b.p.options_end = b.p.argv.size();
   b.p.argv.push_back("--");
   // Proxy mode: the relay starts first and execs the shim, which execs the command.
   if (req.proxy) b.p.argv.insert(b.p.argv.end(), req.proxy->command_prefix.begin(), req.proxy->command_prefix.end());
   b.p.argv.insert(b.p.argv.end(), command.begin(), command.end());
+  b.p.ops = std::make_shared<const Ops>(std::move(b.ops));
 
   if (!req.tmp) b.p.writable_dirs.push_back(facts.cwd);
   for (const auto& [src, dst] : b.rw_binds) b.p.writable_dirs.push_back(src);

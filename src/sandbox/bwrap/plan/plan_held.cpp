@@ -7,6 +7,8 @@
 // bind) are still made by path: see /work/notes/guard-design.md for what that leaves.
 #include <sys/stat.h>
 
+#include "common/paths.hpp"
+
 #include "sandbox/bwrap/plan/held.hpp"
 #include "sandbox/bwrap/plan/plan.hpp"
 #include "sandbox/bwrap/plan/plan_builder.hpp"
@@ -24,34 +26,47 @@ unsigned type_of(Kind k) {
   }
 }
 
+std::string first_held(const Ops& ops) {
+  for (const auto& op : ops)
+    if (op.held) return op.held->host;
+  return {};
+}
+
 }  // namespace
 
 void add_held_binds(Builder& b) {
-  // Where each op will stand in the argv (the binds lifted to the helper are not in it).
-  for (const auto& st : steps_of(b.ops, 1, /*count_helper=*/false)) {
-    if ((st.op != "--bind" && st.op != "--ro-bind") || st.src.empty()) continue;
-    if (b.ops[st.at].source != st.src || !b.held_binds.count({st.src, st.dst})) continue;
-    if (auto m = b.made_dirs.find(st.src); m != b.made_dirs.end()) {
-      b.p.held.push_back({st.index, st.src, m->second, true});
-    } else if (st.src == "/dev/null") {  // the shadow over a socket file: where it lands matters
-      b.p.held.push_back({st.index, st.src, Identity{0, 0, S_IFCHR}, false});
-    } else if (auto it = b.f.ws.ids.find(st.src); it != b.f.ws.ids.end() && it->second.type != 0) {
-      b.p.held.push_back({st.index, st.src, it->second, false});
+  // The binds lifted to the helper are not bwrap's to make.
+  size_t n = 0;
+  for (auto& op : b.ops) {
+    if ((op.kind != OpKind::Bind && op.kind != OpKind::RoBind) || op.helper) continue;
+    const std::string src = normalize(op.source);
+    if (src.empty() || op.source != src || !b.held_binds.count({src, normalize(op.dest)})) continue;
+    // The argv index is the render's (plan()).
+    if (auto m = b.made_dirs.find(src); m != b.made_dirs.end()) {
+      op.held = HeldPath{0, src, m->second, true};
+    } else if (src == "/dev/null") {  // the shadow over a socket file: where it lands matters
+      op.held = HeldPath{0, src, Identity{0, 0, S_IFCHR}, false};
+    } else if (auto it = b.f.ws.ids.find(src); it != b.f.ws.ids.end() && it->second.type != 0) {
+      op.held = HeldPath{0, src, it->second, false};
     } else {
-      const PathFact& pf = b.f.at(st.src);
-      b.p.held.push_back({st.index, st.src, Identity{0, 0, type_of(pf.lkind)}, false});
+      const PathFact& pf = b.f.at(src);
+      op.held = HeldPath{0, src, Identity{0, 0, type_of(pf.lkind)}, false};
     }
+    ++n;
   }
-  if (b.p.held.empty()) return;
+  if (n == 0) return;
   // No descriptor form (bwrap < 0.5): binding these by path is the probe-then-mount race the
   // held binds close, so refuse rather than fall back to it.
   if (!b.f.fd_binds)
     throw PlanError(b.f.bwrap + " cannot bind from a descriptor (--ro-bind-fd needs bubblewrap 0.5 or newer): " +
-                        std::to_string(b.p.held.size()) + " mounts (first " + b.p.held.front().host +
+                        std::to_string(n) + " mounts (first " + first_held(b.ops) +
                         ") would be made by path, racing with whatever renames them",
                     "Install bubblewrap 0.5 or newer, or put a newer bwrap first on PATH.");
+  // The launcher's business, not the command's: --dry-run leaves both out.
   b.dir("/run/blaude");
+  b.ops.back().launcher_only = true;
   b.add(OpKind::File, kSetupDoneToken, kSetupDoneFile);
+  b.ops.back().launcher_only = true;
   b.p.data_fds.push_back({kSetupDoneToken, "blaude: every mount before this one was made\n"});
 }
 

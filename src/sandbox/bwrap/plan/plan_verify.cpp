@@ -60,11 +60,9 @@ void add_mount_checks(Builder& b, bool shim) {
   // As bwrap gets them: the binds lifted to the helper are the helper's to check.
   const auto steps = steps_of(b.ops, 1, /*count_helper=*/false);
   const auto visible = visible_steps(steps);
-  std::set<size_t> held;
-  for (const auto& h : b.p.held) held.insert(h.index);
   const auto source_of = source_table(b.ops);
   for (const auto& st : steps) {
-    if (!visible.count(st.index) || held.count(st.index)) continue;
+    if (!visible.count(st.index) || b.ops[st.at].held) continue;
     if (st.op == "--bind" || st.op == "--ro-bind" || st.op == "--dev-bind") {
       if (!checkable_source(b, st.src)) continue;
       MountCheck c{MountCheck::Kind::Bind, st.dst, st.src, st.op == "--ro-bind", {}};

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cerrno>
+#include <stdexcept>
 #include <system_error>
 
 #include <spdlog/spdlog.h>
@@ -58,18 +59,24 @@ void record_binds(std::vector<InnerMount>& mounts) {
 PreparedLaunch prepare_launch(const LaunchPlan& plan) {
   PreparedLaunch out;
   std::vector<std::string> argv = plan.argv;
+  // The launcher's own options go before the "--" the planner rendered (a value of an option,
+  // --setenv X --, is no end of options: the index says which word is).
+  size_t end = plan.options_end;
+  if (!argv.empty() && (end == 0 || end >= argv.size() || argv[end] != "--"))
+    throw std::logic_error("the plan's end of options is not at argv[" + std::to_string(end) + "]");
+  auto insert = [&](std::vector<std::string> ops) {
+    argv.insert(argv.begin() + long(end), ops.begin(), ops.end());
+    end += ops.size();
+  };
   // First: a bind whose source changed since the probe refuses the launch before anything starts.
   hold_binds(argv, plan.held, out.fds, out.keep_fds);
   // Then what the by-path mounts' sources are, for the exec shim to find at their destinations
   // (mount_checks.hpp); also refuses here when a source already has a symlink on its way.
   if (!plan.checks.empty()) {
     UniqueFd fd = memfd_with("blaude-checks", format_check_lines(record_checks(plan.checks)));
-    auto end = std::find(argv.begin() + (argv.empty() ? 0 : 1), argv.end(), std::string("--"));
-    std::vector<std::string> ops{"--dir", "/run/blaude", "--file", std::to_string(fd.get()), kChecksFile,
-                                 "--setenv", kChecksEnv, kChecksFile};
     // The gate's options (or the held binds') make the dir already: no second op (each costs start-up).
-    auto from = std::search(argv.begin(), end, ops.begin(), ops.begin() + 2) == end ? ops.begin() : ops.begin() + 2;
-    argv.insert(end, from, ops.end());
+    if (!plan.makes_run_dir) insert({"--dir", "/run/blaude"});
+    insert({"--file", std::to_string(fd.get()), kChecksFile, "--setenv", kChecksEnv, kChecksFile});
     out.keep_fds.push_back(fd.get());
     out.fds.push_back(std::move(fd));
   }
@@ -79,8 +86,7 @@ PreparedLaunch prepare_launch(const LaunchPlan& plan) {
     spdlog::info("sandbox: syscall filter: {} instructions, compiled in {} us", program.size() / 8,
                  std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
     UniqueFd fd = memfd_with("blaude-seccomp", program);
-    auto end = std::find(argv.begin() + (argv.empty() ? 0 : 1), argv.end(), std::string("--"));
-    argv.insert(end, {"--seccomp", std::to_string(fd.get())});
+    insert({"--seccomp", std::to_string(fd.get())});
     out.keep_fds.push_back(fd.get());
     out.fds.push_back(std::move(fd));
   }
@@ -110,8 +116,6 @@ PreparedLaunch prepare_launch(const LaunchPlan& plan) {
   }
   if (!plan.confine.empty()) out.confine = std::make_unique<PreparedConfinement>(plan.confine);
   if (argv.empty()) return out;
-  size_t end = 1;
-  while (end < argv.size() && argv[end] != "--") ++end;
   std::string packed;
   for (size_t i = 1; i < end; ++i) {
     packed += argv[i];
