@@ -14,7 +14,6 @@ namespace {
 
 // <linux/keyctl.h> and <sys/personality.h> values, spelled here so the table builds where
 // those headers are missing (the POSIX-fallback build, macOS's --dry-run of a Linux plan).
-constexpr uint64_t kKeySpecSessionKeyring = 0xfffffffdu;      // KEY_SPEC_SESSION_KEYRING, -3
 constexpr uint64_t kKeySpecUserKeyring = 0xfffffffcu;         // KEY_SPEC_USER_KEYRING, -4
 constexpr uint64_t kKeySpecUserSessionKeyring = 0xfffffffbu;  // KEY_SPEC_USER_SESSION_KEYRING, -5
 constexpr uint64_t kKeySpecSessionKeyring64 = ~uint64_t(2);   // -3 as a long, as callers pass it
