@@ -107,7 +107,10 @@ constexpr OptionSpec kOptions[] = {
     {.name = "--dry-run", .flag = &Options::dry_run,
      .help = "show the command without running it",
      .man = "Print the bwrap command (runnable as printed) and the host changes it needs, change "
-            "nothing, exit 0."},
+            "nothing, exit 0. Every protected path is listed first with the form it took: made by "
+            "blaude's protect helper, bound by bwrap from a descriptor blaude checked, mounted by "
+            "path and re-checked inside, or a write-discarding overlay; a path left writable or a "
+            "pin left out is listed too, and warned about."},
     {.name = "--exec", .metavar = "CMD [ARGS...]", .arg = Arg::Rest, .complete = Complete::Command,
      .special = Special::Exec,
      .help = "run CMD instead of claude (takes the rest of the line verbatim)"},

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace blaude::sandbox {
@@ -174,6 +175,9 @@ struct LaunchPlan {
   std::vector<HeldPath> held;
   // By-path mounts the exec shim re-checks before the command runs (empty: none, or no shim).
   std::vector<MountCheck> checks;
+  // Pins left out of the bwrap-option form (sandbox path, the mount below it that a bind there
+  // would hide), each also warned about: --dry-run lists them among the protected paths.
+  std::vector<std::pair<std::string, std::string>> unpinned;
   SyscallFilter syscalls;
   // Where in argv the "--" that ends bwrap's options stands, as the planner rendered it: the
   // launcher's own options (the mount checks' file, --seccomp) go before it. 0: no argv.

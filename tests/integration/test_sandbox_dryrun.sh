@@ -23,9 +23,31 @@ check "the protected config is in the plan" grep -q "^  --ro-bind .*s dir/.git/c
 # The command starts through blaude's exec shim (exit 127/126 for a missing/unrunnable CMD).
 check "the command comes last" grep -q "^  -- $SHIM printf '%s|' 'it'\\\\''s' 'a b'$" <<<"$out"
 
+# Every protected path is listed, each with the form it took (protect_form.hpp): the protect
+# helper where it runs, bwrap from held descriptors where it cannot (forced here), a /tmp socket
+# dir's tmpfs by path and re-checked there. A repository whose name carries a line break and a
+# command is listed escaped: the comment block stays comments (the run below would create PWNED).
+nl_repo="$WS/x"$'\n'"touch '$T_DIR/PWNED' #"
+mkdir -p "$nl_repo/.git/hooks" && echo "[core]" >"$nl_repo/.git/config" && chown -R 65534:65534 "$nl_repo"
+out=$(drv --dry-run --exec printf '%s|' "it's" 'a b' 2>"$T_DIR/err")
+check "the protected paths are listed with their form" \
+  grep -Eq '^#   /[^ ]*/\.git/hooks +read-only +(helper|held descriptor) +hooks of ' <<<"$out"
+check "a protected name with a line break is listed escaped" grep -qF '/x\ntouch ' <<<"$out"
+check "the list says what each form means" grep -Eq '^#   (helper|held descriptor): ' <<<"$out"
+# (tmux's socket dir for uid 65534 is shadowed whether or not it exists: made first when missing.)
+held=$(cd "$WS" && env -i HOME="$H" PATH=/usr/bin:/bin BLAUDE_PROTECT_MOUNTS=bwrap-options \
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$BLAUDE" --dry-run --exec true 2>>"$T_DIR/err" </dev/null)
+check "the bwrap-option form: held descriptors" \
+  grep -Eq '^#   /[^ ]*/\.git/hooks +read-only +held descriptor ' <<<"$held"
+check "the bwrap-option form: a /tmp socket dir by path, re-checked" \
+  grep -Eq '^#   /tmp/tmux-65534 +hidden \(empty tmpfs\) +by path, re-checked ' <<<"$held"
+check "control: with the helper the same dir is the helper's" \
+  grep -Eq '^#   /tmp/tmux-65534 +hidden \(empty tmpfs\) +helper ' <<<"$(drv --dry-run --exec true 2>/dev/null)"
+
 # The printed command runs as printed (and its quoting survives a shell).
 ran=$(cd "$WS" && env -i HOME="$H" PATH=/usr/bin:/bin setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "$out" 2>&1 </dev/null)
 check_eq "the printed command runs in a shell" "it's|a b|" "$ran"
+check "the printed list of protected paths ran nothing" not test -e "$T_DIR/PWNED"
 
 # The same with claude as the command (a stand-in on PATH) and a new project policy: --dry-run
 # writes none of claude's onboarding files and neither asks about the policy (stdin and the

@@ -7,6 +7,7 @@
 #include "sandbox/bwrap/plan/held.hpp"
 #include "sandbox/bwrap/plan/mount_order.hpp"
 #include "sandbox/bwrap/plan/gate_args.hpp"
+#include "sandbox/bwrap/plan/protect_form.hpp"
 #include "sandbox/bwrap/plan/protect_layout.hpp"
 
 #include <map>
@@ -166,6 +167,7 @@ std::string format_command(const LaunchPlan& plan) {
           "# blaude inside the sandbox before the command runs: each must show the object blaude found\n"
           "# at its source with no symlink on the way (a tmpfs: one mounted on that very name), or\n"
           "# nothing runs. Not part of the printed command.\n" + out;
+  out = format_protections(plan) + out;
   if (docs.empty()) return out;
   out.pop_back();  // the final newline: the redirections belong on the command's last line
   return out + redirects + "\n" + docs;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "sandbox/bwrap/plan/protect_form.hpp"
 #include "sandbox/launch_plan.hpp"
 
 namespace blaude::sandbox::bwrap {
@@ -44,6 +45,16 @@ struct MountOp {
   // Made by bwrap from a descriptor the launcher opens and checks (plan_held.cpp, held.hpp): its
   // HeldPath, whose argv index the render fills in.
   std::optional<HeldPath> held = {};
+  // A protection (protect_form.hpp): what it makes of its path and what it protects, for
+  // --dry-run's list of protected paths with the form each took.
+  struct Protects {
+    std::string what;
+    std::string why;
+    // Set where the rule itself decides the form (blaude's own overlay, a path left writable);
+    // else --dry-run reads it from what the passes made of the op (lifted, held, re-checked).
+    std::optional<ProtectForm> form = {};
+  };
+  std::optional<Protects> protects = {};
   bool gate = false;           // one of the protect gate's ops (gate_args.hpp)
   bool launcher_only = false;  // the launcher's own (the setup-done marker): --dry-run leaves it out
 };
@@ -55,6 +66,11 @@ inline MountOp mount_op(OpKind k, std::string source, std::string dest) {
   o.source = std::move(source);
   o.dest = std::move(dest);
   return o;
+}
+// `op` marked as a protection (protect_form.hpp).
+inline MountOp protecting(MountOp op, std::string what, std::string why) {
+  op.protects = MountOp::Protects{std::move(what), std::move(why)};
+  return op;
 }
 inline MountOp option_op(std::vector<std::string> words) {
   MountOp o;

@@ -40,26 +40,32 @@ std::string Builder::landing(const std::string& path) {
   return pf.real;
 }
 
-void Builder::overlay_or(const std::string& path_in, Fallback fb) {
+void Builder::overlay_or(const std::string& path_in, Fallback fb, const std::string& why) {
   if (!is_dir(path_in)) return;
   const std::string path = landing(path_in);
   if (path.empty()) return;
+  const size_t from = ops.size();
   if (req.allow_protected_writes) {
     rw(path);
   } else if (f.overlay) {
     overlay(path, path);
+    protects_since(from, "writes discarded", why);
   } else if (fb == Fallback::Bind && f.ipc.own_overlay) {
     // bwrap < 0.9: blaude mounts the overlay itself before bwrap starts (probe/confine.hpp); bwrap
     // binds what it shows.
     add(OpKind::Bind, path, path);
     p.confine.overlays.push_back(path);
+    protects_since(from, "writes discarded", why, ProtectForm::OwnOverlay);
   } else if (fb == Fallback::Tmpfs) {
     tmpfs(path);
+    protects_since(from, "hidden (empty tmpfs)", why);
   } else if (fb == Fallback::RoBind) {
     ro(path);
+    protects_since(from, "read-only", why);
   } else {
     rw(path);
     host_writable.push_back(path);
+    protects_since(from, "writable", why, ProtectForm::HostWritable);
   }
 }
 
@@ -213,7 +219,7 @@ void add_home(Builder& b) {
     if (ct != "/tmp" && (!host_tmp || b.is_dir(ct))) b.tmpfs(ct);
   }
   if (b.is_dir(b.home(".npm"))) {
-    b.overlay_or(b.home(".npm"), Fallback::Bind);
+    b.overlay_or(b.home(".npm"), Fallback::Bind, "npm's cache and its global packages");
   } else {
     b.dir(b.home(".npm/_cacache"));  // and .npm
   }
@@ -225,13 +231,13 @@ void add_tools(Builder& b) {
   for (const auto& d : b.f.opt_tool_dirs) b.ro(d);
   if (b.f.at(b.home(".local/bin/claude")).kind == Kind::File) b.ro(b.home(".local/bin/claude"));
   for (const char* d : {".local/share/pipx", ".local/share/uv/tools", ".local/share/uv/python"})
-    b.overlay_or(b.home(d), Fallback::RoBind);
-  b.overlay_or(b.home(".cache/uv"), Fallback::Bind);
-  b.overlay_or(b.f.nvm_dir, Fallback::RoBind);
-  b.overlay_or(b.f.fnm_dir, Fallback::RoBind);
-  b.overlay_or(b.f.pnpm_home, Fallback::RoBind);
-  b.overlay_or(b.f.corepack_home, Fallback::RoBind);
-  b.overlay_or(b.home(".yarn"), Fallback::RoBind);
+    b.overlay_or(b.home(d), Fallback::RoBind, "tools the host runs");
+  b.overlay_or(b.home(".cache/uv"), Fallback::Bind, "uv's cache (the host's environments link into it)");
+  b.overlay_or(b.f.nvm_dir, Fallback::RoBind, "nvm's Node.js installs");
+  b.overlay_or(b.f.fnm_dir, Fallback::RoBind, "fnm's Node.js installs");
+  b.overlay_or(b.f.pnpm_home, Fallback::RoBind, "pnpm's home");
+  b.overlay_or(b.f.corepack_home, Fallback::RoBind, "corepack's package managers");
+  b.overlay_or(b.home(".yarn"), Fallback::RoBind, "yarn's home");
   if (b.is_dir(b.home(".cargo/bin"))) b.ro(b.home(".cargo/bin"), "/opt/host-cargo-bin");
   if (b.is_dir(b.home("go/bin"))) b.ro(b.home("go/bin"), "/opt/host-go-bin");
   if (b.is_dir(b.home(".local/share/claude"))) b.ro(b.home(".local/share/claude"));
@@ -249,7 +255,7 @@ void add_tools(Builder& b) {
 // binds, leaving them host-writable in the fallback.
 void add_config(Builder& b) {
   const std::string cfg = b.home(".config");
-  b.overlay_or(cfg, Fallback::Bind);
+  b.overlay_or(cfg, Fallback::Bind, "your programs' settings (many run code)");
   const bool writable = std::find(b.host_writable.begin(), b.host_writable.end(), cfg) != b.host_writable.end();
   if (!b.req.allow_protected_writes && b.is_dir(cfg)) {
     // Git settings there run on the host at the next git call: read-only even without overlays.
@@ -267,10 +273,14 @@ void add_config(Builder& b) {
         b.p.warnings.push_back(git + " is a symlink in the host-writable " + cfg +
                                "; it cannot be made read-only without overlays (bubblewrap 0.9+)");
     } else if (g.lkind == Kind::Missing) {
+      const size_t from = b.ops.size();
       b.tmpfs(git);
       b.add(OpKind::RemountRo, "", git);
+      b.protects_since(from, "empty, read-only", "git's settings (git on the host reads them)");
     } else {
+      const size_t from = b.ops.size();
       b.ro(git);
+      b.protects_since(from, "read-only", "git's settings (git on the host reads them)");
     }
   }
   if (writable && !b.req.allow_protected_writes) detail::add_config_fallback_pins(b, cfg);
@@ -300,9 +310,11 @@ void add_claude_code_guards(Builder& b, const std::string& cd) {
     const std::string why = std::string("Claude Code's ") + e.name + " (the next claude on the host reads it)";
     if (std::string_view(e.name) == "plugins" && pf.kind == Kind::Dir) {
       if (overlays) {
-        b.overlay_or(path, Fallback::Bind);
+        b.overlay_or(path, Fallback::Bind, why);
       } else {
+        const size_t from = b.ops.size();
         b.ro(path);
+        b.protects_since(from, "read-only", why);
       }
       if (!pf.real.empty()) covered.push_back(pf.real);
     } else if (pf.kind == (e.dir ? Kind::Dir : Kind::File) && !pf.real.empty()) {
@@ -318,7 +330,9 @@ void add_claude_code_guards(Builder& b, const std::string& cd) {
       // (The empty dir's parent must have its identity from the probe: the helper pins it.)
       if (std::string_view(e.name) == "plugins" || parent.empty() || !b.f.ws.ids.count(parent)) {
         // Where the config dir is mounted: its target when it is a symlink (Builder::landing).
+        const size_t from = b.ops.size();
         b.tmpfs((parent.empty() ? cd : parent) + "/" + e.name);
+        b.protects_since(from, "tmpfs, gone at exit", why);
       } else {
         b.claude_guards.push_back({parent + "/" + e.name, Guard::EmptyDir, why});
       }
@@ -370,7 +384,7 @@ void add_claude_dirs(Builder& b) {
     b.rw(b.home(".claude-mem"));
   }
   if (b.is_dir(b.home(".bun"))) {
-    b.overlay_or(b.home(".bun"), Fallback::RoBind);
+    b.overlay_or(b.home(".bun"), Fallback::RoBind, "bun's installs");
     if (!b.f.overlay && !b.req.allow_protected_writes && b.is_dir(b.home(".bun/install/cache")))
       b.tmpfs(b.home(".bun/install/cache"));
   }

@@ -88,7 +88,16 @@ struct Builder : Built {
   void overlay(const std::string& src, const std::string& dst) { add(OpKind::Overlay, src, dst); }
   // A host tool or config dir: write-discarding overlay where bwrap can, else the fallback.
   // Nothing unless the path is a directory.
-  void overlay_or(const std::string& path, Fallback fb);
+  // `why`: what it protects (--dry-run's list of protected paths).
+  void overlay_or(const std::string& path, Fallback fb, const std::string& why);
+  // Marks the mounts added since op `from` as protections (protect_form.hpp): what they make of
+  // their paths and why; `form` where the rule decides it.
+  void protects_since(size_t from, const std::string& what, const std::string& why,
+                      std::optional<ProtectForm> form = {}) {
+    for (size_t i = from; i < ops.size(); ++i)
+      if (ops[i].kind != OpKind::Option && ops[i].kind != OpKind::Dir && ops[i].kind != OpKind::RemountRo)
+        ops[i].protects = MountOp::Protects{what, why, form};
+  }
   bool is_dir(const std::string& path) const { return f.at(path).kind == Kind::Dir; }
   bool is_file(const std::string& path) const { return f.at(path).kind == Kind::File; }
   std::string home(const std::string& rel) const { return f.home + "/" + rel; }

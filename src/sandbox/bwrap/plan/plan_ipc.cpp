@@ -32,7 +32,9 @@ void shadow_dir(Builder& b, const std::string& d, const Identity& id) {
   if (b.f.inner_mounts) {
     b.shadows.push_back({d, InnerKind::ShadowDir, id, d, "host sockets in /tmp", ""});
   } else {
+    const size_t from = b.ops.size();
     b.tmpfs(d);
+    b.protects_since(from, "hidden (empty tmpfs)", "host sockets in /tmp");
   }
 }
 
@@ -151,7 +153,9 @@ void add_tmp_ipc(Builder& b) {
     }
     // Held (plan_held.cpp): bwrap checks that the shadow landed on the name itself, not on what a
     // symlink swapped in since the probe points to.
+    const size_t from = b.ops.size();
     b.ro("/dev/null", f);
+    b.protects_since(from, "hidden (/dev/null)", "a host socket in /tmp");
     b.held_binds.insert({"/dev/null", f});
   }
   if (is_under(b.f.ipc.tmux_dir, "/tmp")) shadow_tmux_dir(b);

@@ -278,6 +278,7 @@ void lay_out_protections(Builder& b) {
     auto kept = expressible_as_options(steps, layout.mounts, left_out);
     for (const auto& [path, below] : left_out)
       b.p.warnings.push_back(path + " is not pinned: as a bwrap option it would hide " + below);
+    b.p.unpinned.insert(b.p.unpinned.end(), left_out.begin(), left_out.end());
     // Each bind is made from a descriptor checked against the probe (plan_held.cpp); a missing
     // dir is created by the launcher and held the same way (a --tmpfs on it would follow a
     // symlink planted there meanwhile), bound read-only: it is empty, and stays so for the sandbox.

@@ -37,7 +37,7 @@ std::map<std::string, Want> wanted_on_host(const std::vector<HostGuard>& guards,
                                            bool view) {
   std::map<std::string, Want> w;
   auto pin_up_to_root = [&](std::string d) {
-    for (; within(d, a.host) && d != a.host; d = parent(d)) w.emplace(d, Want{InnerKind::Pin, d, "pin"});
+    for (; within(d, a.host) && d != a.host; d = parent(d)) w.emplace(d, Want{InnerKind::Pin, d, "keeps a protected path below it in place"});
   };
   view = view && !ws.empty() && within(ws, a.host) && ws != a.host;
   if (view) {
@@ -123,6 +123,7 @@ Ops as_bwrap_ops(const std::vector<InnerMount>& mounts, bool empty_dirs_as_binds
   Ops o;
   for (size_t i = 0; i < mounts.size(); ++i) {
     const InnerMount& m = mounts[i];
+    const size_t from = o.size();
     switch (m.kind) {
       case InnerKind::Mirror: {
         // As options: the workspace pinned at the path, then every earlier mount in `from` again
@@ -154,6 +155,8 @@ Ops as_bwrap_ops(const std::vector<InnerMount>& mounts, bool empty_dirs_as_binds
         }
         break;
     }
+    // The protection is the first op it became (a Mirror's copies are marked on their own).
+    if (from < o.size() && *protection_what(m.kind)) o[from].protects = MountOp::Protects{protection_what(m.kind), m.why};
   }
   return o;
 }
