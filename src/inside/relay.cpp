@@ -60,6 +60,7 @@ private:
   void connected(Bridge* b, const std::string& connect_to);
   void read_answer(Bridge* b);
   void inbound(UniqueFd fd, uint16_t port);
+  void capture(uint16_t port);
   void channel_gone();
   void watch();
   bool full() const { return bridges_.size() >= cfg_.max_connections; }
@@ -285,7 +286,32 @@ void Relay::read_control() {
     if (r.err != 0) return channel_gone();
     if (r.kind == ChannelKind::Proxy) answered(r.value, std::move(r.fd));
     else if (r.kind == ChannelKind::Published && r.fd && r.value <= 0xffff) inbound(std::move(r.fd), uint16_t(r.value));
+    else if (r.kind == ChannelKind::Capture && r.value > 0 && r.value <= 0xffff) capture(uint16_t(r.value));
   }
+}
+
+// A port added during the session (`blaude net allow name:PORT`): captured from now on, unless
+// capture is off, something of the relay's listens there already, or it is a published port
+// (the command's own server binds it). Without capabilities now, a port below 1024 fails here.
+void Relay::capture(uint16_t port) {
+  if (cfg_.dns_fd < 0) return;
+  const auto& pub = cfg_.published;
+  if (std::find(pub.begin(), pub.end(), port) != pub.end()) return;
+  for (const auto& l : listeners_)
+    if (l->port == port) return;
+  auto l = std::make_unique<Listener>(Listener{this, RelayListener{-1, "", true}});
+  l->port = port;
+  uv_tcp_init(&loop_, &l->tcp);
+  l->tcp.data = l.get();
+  sockaddr_in sa{};
+  uv_ip4_addr("0.0.0.0", port, &sa);
+  if (uv_tcp_bind(&l->tcp, reinterpret_cast<const sockaddr*>(&sa), 0) != 0 ||
+      uv_listen(reinterpret_cast<uv_stream_t*>(&l->tcp), 511, on_connection) != 0) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&l->tcp), [](uv_handle_t* h) { delete static_cast<Listener*>(h->data); });
+    l.release();
+    return;
+  }
+  listeners_.push_back(std::move(l));
 }
 
 void Relay::inbound(UniqueFd fd, uint16_t port) {

@@ -9,7 +9,9 @@
 # server on :22: no sshd here); a name that is not allowed, on the same server and port, is
 # refused and named in the log and the exit summary (its control: the allowed name, same server
 # and port); an IP literal has no route; the proxy-aware path (CONNECT) still works; and no
-# process in the sandbox keeps a capability of the set-up.
+# process in the sandbox keeps a capability of the set-up. A port no rule names is not captured
+# (the connection is refused by the kernel, unseen); `blaude net allow name:PORT` from another
+# terminal captures it from then on, in the same session.
 if [ -z "${BLAUDE_IN_NETNS:-}" ]; then
   [ "$(id -u)" = 0 ] || { echo "SKIP: needs root to own a network and a mount namespace"; exit 77; }
   exec unshare -n -m env BLAUDE_IN_NETNS=1 bash "$0" "$@"
@@ -25,7 +27,13 @@ net_prereqs
 command -v ssh >/dev/null || missing "ssh (openssh-client) is not installed"
 net_world
 net_start WEB http 127.0.0.1
-P=$WEB_PORT
+net_start LATE http 127.0.0.1
+P=$WEB_PORT Q=$LATE_PORT
+RT=$(mktemp -d /run/blaude-test-rt.XXXXXX)
+at_exit_late "rm -rf '$RT'"
+chown 65534:65534 "$RT"
+chmod 700 "$RT"
+
 # An ssh server's first move, on port 22: its banner; the client's banner is written to a file.
 "$NET_PY" -c '
 import socket, sys
@@ -39,7 +47,7 @@ at_exit "kill $!"
 wait_until test -e "$T_DIR/ssh.seen.ready"
 
 set +e
-out=$(bl --allow-domain "allowed.test:$P" --allow-domain git.test:22 --exec bash -c "
+BL_ENV="XDG_RUNTIME_DIR=$RT" bl --allow-domain "allowed.test:$P" --allow-domain git.test:22 --exec bash -c "
   echo dns=\$(getent ahostsv4 allowed.test | awk 'NR==1{print \$1}')
   echo hosts=\$(grep -c . /etc/hosts) resolv=\$(grep nameserver /etc/resolv.conf)
   echo raw=\$(curl -sS --noproxy '*' http://allowed.test:$P/raw)
@@ -51,7 +59,19 @@ out=$(bl --allow-domain "allowed.test:$P" --allow-domain git.test:22 --exec bash
     -o ConnectTimeout=5 git@git.test true 2>&1 | grep -o 'remote software version [a-z_]*' | sed 's/^/ssh=/'
   echo caps=\$(cat /proc/[0-9]*/status 2>/dev/null | awk '/^Cap(Inh|Prm|Eff|Amb)/ && \$2 != \"0000000000000000\"' | wc -l)
   echo bnd=\$(cat /proc/[0-9]*/status | awk '/^Name/ {n = \$2} /^CapBnd/ && \$2 != \"0000000000000000\" {print n}' | sort -u)
-" 2>"$T_DIR/err"); rc=$?
+  curl -sS --noproxy '*' http://allowed.test:$Q/early 2>/dev/null; echo early=\$?
+  echo waiting-for-allow
+  for _ in \$(seq 100); do [ -e allowed.flag ] && break; sleep 0.1; done
+  # The relay hears of the port on its control channel, beside the answer to net allow: retried, bounded.
+  for _ in \$(seq 50); do late=\$(curl -sS --noproxy '*' http://allowed.test:$Q/late 2>/dev/null) && break; sleep 0.1; done
+  echo late=\$late
+" >"$T_DIR/out" 2>"$T_DIR/err" &
+SESSION=$!
+wait_until grep -q waiting-for-allow "$T_DIR/out"
+allow=$(as_nobody env -i HOME="$T_DIR/home" PATH=/usr/bin:/bin XDG_RUNTIME_DIR="$RT" "$BLAUDE" net allow "allowed.test:$Q" 2>&1)
+touch "$T_DIR/proj/allowed.flag"
+wait "$SESSION"; rc=$?
+out=$(cat "$T_DIR/out")
 set -e
 val() { sed -n "s/^$1=//p" <<<"$out"; }
 log "session rc=$rc"; cat "$T_DIR/err" >&2; printf "%s\n" "$out"
@@ -72,5 +92,8 @@ check_eq "... nor one in its bounding set, but bwrap's reaper" "bwrap" "$(val bn
 check "the captured connections are the proxy's decisions, by name" grep -q "net: allowed CONNECT allowed.test:$P " <(net_log)
 check "... ssh's too" grep -q "net: allowed CONNECT git.test:22 " <(net_log)
 check "... and the refusal, with the name" grep -q "net: refused CONNECT other.test:$P: other.test:$P is not allowed" <(net_log)
+check_eq "a port no rule names is not captured (refused by the kernel, unseen)" "7" "$(val early)"
+check "blaude net allow name:PORT from another terminal is answered" grep -q "allowed allowed.test:$Q" <<<"$allow"
+check_eq "... and the same session captures that port from then on" "body:/late" "$(val late)"
 check "the exit summary names the refused name:port" grep -q "refused 1 connection: other.test:$P" "$T_DIR/err"
 finish
