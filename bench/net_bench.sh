@@ -4,6 +4,10 @@
 #            vs. from inside blaude in proxy mode (relay + host proxy); target >= 0.8x
 #   connect  connect-to-first-byte p50 over N fresh connections: direct vs. through the proxy;
 #            target <= +1 ms
+#   capture  the same through transparent capture (a proxy-unaware client: it looks the name up
+#            through the relay's DNS for each connection, then connects to the synthetic address),
+#            in a mount namespace whose /etc/hosts names capture.bench (127.0.0.1) for the proxy;
+#            and again with the synthetic address looked up once (the capture's share alone)
 #   idle     context switches of blaude's proxy thread and of the relay while the session idles
 #            (target 0: no polling, no timers)
 #   startup  `blaude --exec true`, R interleaved runs: default mode vs. proxy mode, wall median
@@ -68,6 +72,12 @@ bd=$(median <"$T/bulk.direct") bp=$(median <"$T/bulk.proxy")
 # --- connect: p50 of CONNS fresh connections each way ----------------------------------------------
 ld=$(nobody "$NETBENCH" latency 127.0.0.1 "$P" "$CONNS" | field p50_us)
 lp=$(bl "${ALLOW[@]}" --exec ./netbench latency 127.0.0.1 "$P" "$CONNS" 3128 | field p50_us)
+printf '127.0.0.1 localhost\n127.0.0.1 capture.bench\n' >"$T/hosts"
+lc=$(unshare -m sh -c 'mount --bind "$1/hosts" /etc/hosts && cd "$1/proj" && exec setpriv --reuid=65534 --regid=65534 --clear-groups \
+  env -i HOME="$1/home" PATH=/usr/bin:/bin LANG=C.UTF-8 "$2" --allow-domain "capture.bench:$3" --exec sh -c \
+  "./netbench latency capture.bench $3 $4 && ./netbench latency \$(getent hosts capture.bench | cut -d\" \" -f1) $3 $4" </dev/null' \
+  sh "$T" "$BLAUDE" "$P" "$CONNS" | field p50_us | tr '\n' ' ' | sed 's/ *$//')
+lca=${lc#* } lc=${lc%% *}
 lo=""
 [ -n "$BEFORE" ] && lo=$(bl_old "${ALLOW[@]}" --exec ./netbench latency 127.0.0.1 "$P" "$CONNS" 3128 | field p50_us)
 
@@ -115,6 +125,10 @@ printf '%-10s %-30s %-30s %-14s %s\n' bulk "direct $bd MiB/s" "$bp MiB/s" \
   "$(awk "BEGIN {printf \"%.2fx\", $bp / $bd}")" ">= 0.8x: $(verdict "$bp / $bd >= 0.8")"
 printf '%-10s %-30s %-30s %-14s %s\n' connect "direct p50 $ld us" "p50 $lp us" \
   "$(awk "BEGIN {printf \"%+.0f us\", $lp - $ld}")" "<= +1000 us: $(verdict "$lp - $ld <= 1000")"
+printf '%-10s %-30s %-30s %-14s %s\n' capture "proxy p50 $lp us" "capture p50 $lc us" \
+  "$(awk "BEGIN {printf \"%+.0f us\", $lc - $lp}")" "direct $(awk "BEGIN {printf \"%+.0f us\", $lc - $ld}")"
+printf '%-10s %-30s %-30s %-14s %s\n' "  by addr" "proxy p50 $lp us" "capture p50 $lca us" \
+  "$(awk "BEGIN {printf \"%+.0f us\", $lca - $lp}")" "(the synthetic address known: no lookup each time)"
 printf '%-10s %-30s %-30s %-14s %s\n' idle "-" "proxy thread $((p1 - p0)), relay $((r1 - r0))" \
   "switches/3 s" "0: $(verdict "$((p1 - p0 + r1 - r0)) == 0")"
 printf '%-10s %-30s %-30s %-14s %s\n' startup "default median $sd us" "median $sp us" \

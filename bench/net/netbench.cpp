@@ -4,10 +4,13 @@
 //   netbench latency HOST PORT N [PROXY_PORT]
 //                                      N requests, each on a new connection (through the HTTP
 //                                      proxy at 127.0.0.1:PROXY_PORT when given): prints the
-//                                      p50/p90/p99 time from connect() to the first answer byte
+//                                      p50/p90/p99 time from connect() to the first answer byte;
+//                                      without a proxy, HOST is looked up for each connection
+//                                      (transparent capture: the relay's DNS, then its capture)
 //   netbench bulk HOST PORT BYTES [PROXY_PORT]
 //                                      one download of BYTES, prints MiB/s
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -86,7 +89,9 @@ int serve(const char* portfile) {
   }
 }
 
-int dial(uint16_t port) {
+// `host` "" is 127.0.0.1; a name is looked up each time (in proxy mode's capture, the relay's DNS
+// answers it with a synthetic address whose connections the relay captures).
+int dial(uint16_t port, const std::string& host = "") {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -94,6 +99,17 @@ int dial(uint16_t port) {
   sa.sin_family = AF_INET;
   sa.sin_port = htons(port);
   sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (!host.empty() && host != "127.0.0.1") {
+    addrinfo hints{}, *res = nullptr;
+    hints.ai_family = AF_INET;
+    hints.ai_socktype = SOCK_STREAM;
+    if (::getaddrinfo(host.c_str(), nullptr, &hints, &res) != 0 || !res) {
+      ::close(fd);
+      return -1;
+    }
+    sa.sin_addr = reinterpret_cast<sockaddr_in*>(res->ai_addr)->sin_addr;
+    ::freeaddrinfo(res);
+  }
   if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
     ::close(fd);
     return -1;
@@ -103,7 +119,7 @@ int dial(uint16_t port) {
 
 // One request (absolute form through the proxy); returns the socket after the request is sent.
 int request(const std::string& host, uint16_t port, uint16_t proxy, const std::string& path) {
-  int fd = dial(proxy ? proxy : port);
+  int fd = proxy ? dial(proxy) : dial(port, host);
   if (fd < 0) return -1;
   std::string auth = host + ":" + std::to_string(port);
   std::string target = proxy ? "http://" + auth + path : path;

@@ -12,6 +12,7 @@
 #include "cli/parse.hpp"
 #include "common/file_io.hpp"
 #include "common/path_search.hpp"
+#include "net/mode.hpp"
 #include "sandbox/bwrap/plan/deferred.hpp"
 #include "sandbox/bwrap/probe/host_facts.hpp"
 #include "sandbox/bwrap/plan/plan.hpp"
@@ -155,6 +156,8 @@ Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std:
   if (nd.failure) return *nd.failure;
   l.net = std::move(nd.launch);
   l.netns_pasta = std::move(nd.netns_pasta);
+  // Transparent capture's resolv.conf also where the host's is a link (add_resolv binds at its target).
+  if (l.net && req.proxy && !req.proxy->data.empty()) facts.resolv_content = net::capture_resolv_conf();
   if (!l.netns_pasta.empty())
     if (std::string r = net::netns_resolv(facts.resolv_content, read_small_file(kResolvedUpstream).value_or(""));
         !r.empty()) {

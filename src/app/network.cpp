@@ -108,8 +108,10 @@ NetDecision decide_network(const cli::Options& o, sandbox::Grants net_grants, co
   in.policy = l.policy;
   in.publish = l.publish;
   in.host_exe = self_exe();
+  in.capture = !netns.bwrap_setuid;
   net::ModePlan m = net::plan_mode(in);
-  req.proxy = sandbox::NetworkProxy{m.bwrap_args, m.wrap({})};
+  req.proxy = sandbox::NetworkProxy{m.bwrap_args, m.wrap({}), m.data};
+  if (!in.capture) spdlog::info("net: no transparent capture: a setuid bwrap refuses --cap-add");
   const auto& replaced = net::replaced_env_names();
   std::erase_if(env, [&](const auto& kv) { return std::find(replaced.begin(), replaced.end(), kv.first) != replaced.end(); });
   env.insert(env.end(), m.env.begin(), m.env.end());

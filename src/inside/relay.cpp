@@ -1,6 +1,8 @@
 #include "inside/relay.hpp"
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 #include <uv.h>
 
 #include <algorithm>
@@ -11,7 +13,9 @@
 #include <unordered_map>
 
 #include "net/bridge.hpp"
+#include "net/dns.hpp"
 #include "net/fdpass.hpp"
+#include "net/host.hpp"
 
 namespace blaude::inside {
 
@@ -37,6 +41,7 @@ private:
     Relay* self;
     RelayListener spec;
     uv_tcp_t tcp{};
+    uint16_t port = 0;
   };
   // A client waiting for its connection to the proxy.
   struct Waiting {
@@ -45,6 +50,9 @@ private:
   };
   static void on_connection(uv_stream_t* server, int status);
   static void on_control(uv_poll_t* p, int status, int events);
+  static void on_dns(uv_udp_t* u, ssize_t n, const uv_buf_t* buf, const sockaddr* from, unsigned flags);
+  std::string captured(Bridge* b, uint16_t port);
+  std::string dns_answer(std::string_view query);
   void ask(Bridge* b, const std::string& connect_to);
   void flush();
   void read_control();
@@ -52,6 +60,7 @@ private:
   void connected(Bridge* b, const std::string& connect_to);
   void read_answer(Bridge* b);
   void inbound(UniqueFd fd, uint16_t port);
+  void capture(uint16_t port);
   void channel_gone();
   void watch();
   bool full() const { return bridges_.size() >= cfg_.max_connections; }
@@ -61,6 +70,9 @@ private:
   ReadScratch scratch_;
   std::vector<std::unique_ptr<Listener>> listeners_;
   uv_poll_t control_{};
+  uv_udp_t dns_{};
+  char dns_buf_[net::dns::kMaxMessage + 1];
+  net::dns::AddressMap names_;
   int events_ = 0;
   bool gone_ = false;
   BridgeSet bridges_;
@@ -72,12 +84,30 @@ private:
 int Relay::run() {
   for (const RelayListener& spec : cfg_.listeners) {
     auto l = std::make_unique<Listener>(Listener{this, spec});
+    sockaddr_storage ss{};
+    socklen_t len = sizeof ss;
+    if (::getsockname(spec.fd, reinterpret_cast<sockaddr*>(&ss), &len) == 0)
+      l->port = ntohs(ss.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port
+                                               : reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
     uv_tcp_init(&loop_, &l->tcp);
     l->tcp.data = l.get();
     if (uv_tcp_open(&l->tcp, spec.fd) != 0 ||
         uv_listen(reinterpret_cast<uv_stream_t*>(&l->tcp), 511, on_connection) != 0)
       return 1;
     listeners_.push_back(std::move(l));
+  }
+  if (cfg_.dns_fd >= 0) {
+    uv_udp_init(&loop_, &dns_);
+    dns_.data = this;
+    if (uv_udp_open(&dns_, cfg_.dns_fd) != 0 ||
+        uv_udp_recv_start(
+            &dns_,
+            [](uv_handle_t* h, size_t, uv_buf_t* buf) {
+              auto* self = static_cast<Relay*>(h->data);
+              *buf = uv_buf_init(self->dns_buf_, sizeof self->dns_buf_);
+            },
+            on_dns) != 0)
+      return 1;
   }
   if (uv_poll_init(&loop_, &control_, cfg_.control_fd) != 0) return 1;
   control_.data = this;
@@ -92,7 +122,50 @@ void Relay::on_connection(uv_stream_t* server, int status) {
   Bridge* b = self->bridges_.add(&self->loop_, &self->scratch_);
   // Over the limit the connection is accepted and closed: the client sees an error at once.
   if (!b->accept_tcp(server) || self->bridges_.size() > self->cfg_.max_connections) return b->close();
-  self->ask(b, l->spec.connect_to);
+  if (!l->spec.capture) return self->ask(b, l->spec.connect_to);
+  std::string dest = self->captured(b, l->port);
+  if (dest.empty()) return b->close();
+  self->ask(b, dest);
+}
+
+// The destination of a captured connection: the name its address was given for, else the
+// address itself (the proxy decides on it as on any literal).
+std::string Relay::captured(Bridge* b, uint16_t port) {
+  sockaddr_storage ss{};
+  int len = sizeof ss;
+  if (uv_tcp_getsockname(reinterpret_cast<uv_tcp_t*>(b->tcp()), reinterpret_cast<sockaddr*>(&ss), &len) != 0 ||
+      ss.ss_family != AF_INET)
+    return "";
+  const uint32_t addr = ntohl(reinterpret_cast<sockaddr_in*>(&ss)->sin_addr.s_addr);
+  if (const std::string* name = names_.name_of(addr)) return *name + ":" + std::to_string(port);
+  char text[INET_ADDRSTRLEN] = "";
+  uv_ip4_name(reinterpret_cast<sockaddr_in*>(&ss), text, sizeof text);
+  return std::string(text) + ":" + std::to_string(port);
+}
+
+// One query, one answer, nothing forwarded: A gets the name's synthetic address, AAAA and every
+// other type "no data" (clients fall back to the A answer), a name the proxy would not take as a
+// host name NXDOMAIN, and past the map's capacity REFUSED.
+std::string Relay::dns_answer(std::string_view query) {
+  namespace d = net::dns;
+  auto r = d::parse_query(query);
+  if (auto* e = std::get_if<d::Error>(&r)) return e->answerable ? d::encode_error(*e) : "";
+  const auto& q = std::get<d::Query>(r);
+  if (q.klass != d::kClassIN || q.name.empty()) return d::encode_answer(q, d::kRefused);
+  auto host = net::parse_host(q.name);
+  if (!std::holds_alternative<net::Host>(host) || std::get<net::Host>(host).is_ip()) return d::encode_answer(q, d::kNxDomain);
+  auto addr = names_.assign(std::get<net::Host>(host).name);
+  if (!addr) return d::encode_answer(q, d::kRefused);
+  return d::encode_answer(q, d::kNoError, q.type == d::kTypeA ? addr : std::nullopt);
+}
+
+void Relay::on_dns(uv_udp_t* u, ssize_t n, const uv_buf_t* buf, const sockaddr* from, unsigned flags) {
+  auto* self = static_cast<Relay*>(u->data);
+  if (n <= 0 || !from || (flags & UV_UDP_PARTIAL)) return;  // a datagram over 512 bytes: dropped
+  std::string a = self->dns_answer(std::string_view(buf->base, size_t(n)));
+  if (a.empty()) return;
+  uv_buf_t out = uv_buf_init(a.data(), unsigned(a.size()));
+  uv_udp_try_send(u, &out, 1, from);  // a full socket drops the answer: the client asks again
 }
 
 // Asks blaude for a connection to the proxy; the client waits (unread) until the answer.
@@ -213,7 +286,32 @@ void Relay::read_control() {
     if (r.err != 0) return channel_gone();
     if (r.kind == ChannelKind::Proxy) answered(r.value, std::move(r.fd));
     else if (r.kind == ChannelKind::Published && r.fd && r.value <= 0xffff) inbound(std::move(r.fd), uint16_t(r.value));
+    else if (r.kind == ChannelKind::Capture && r.value > 0 && r.value <= 0xffff) capture(uint16_t(r.value));
   }
+}
+
+// A port added during the session (`blaude net allow name:PORT`): captured from now on, unless
+// capture is off, something of the relay's listens there already, or it is a published port
+// (the command's own server binds it). Without capabilities now, a port below 1024 fails here.
+void Relay::capture(uint16_t port) {
+  if (cfg_.dns_fd < 0) return;
+  const auto& pub = cfg_.published;
+  if (std::find(pub.begin(), pub.end(), port) != pub.end()) return;
+  for (const auto& l : listeners_)
+    if (l->port == port) return;
+  auto l = std::make_unique<Listener>(Listener{this, RelayListener{-1, "", true}});
+  l->port = port;
+  uv_tcp_init(&loop_, &l->tcp);
+  l->tcp.data = l.get();
+  sockaddr_in sa{};
+  uv_ip4_addr("0.0.0.0", port, &sa);
+  if (uv_tcp_bind(&l->tcp, reinterpret_cast<const sockaddr*>(&sa), 0) != 0 ||
+      uv_listen(reinterpret_cast<uv_stream_t*>(&l->tcp), 511, on_connection) != 0) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&l->tcp), [](uv_handle_t* h) { delete static_cast<Listener*>(h->data); });
+    l.release();
+    return;
+  }
+  listeners_.push_back(std::move(l));
 }
 
 void Relay::inbound(UniqueFd fd, uint16_t port) {

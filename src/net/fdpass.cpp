@@ -96,7 +96,8 @@ Received receive_message(int sock, bool take_fd) {
     else if (ok) r.fd = std::move(f);
   }
   const uint8_t k = payload[0];
-  if (k != uint8_t(ChannelKind::Request) && k != uint8_t(ChannelKind::Proxy) && k != uint8_t(ChannelKind::Published))
+  if (k != uint8_t(ChannelKind::Request) && k != uint8_t(ChannelKind::Proxy) && k != uint8_t(ChannelKind::Published) &&
+      k != uint8_t(ChannelKind::Capture))
     ok = false;
   if (!ok) {
     r.fd.reset();

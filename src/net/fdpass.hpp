@@ -5,6 +5,7 @@
 //   blaude → relay  Proxy(id) + fd        the answer: one end of a fresh socketpair whose other
 //                                         end the proxy serves; without fd: refused (at the limit)
 //   blaude → relay  Published(port) + fd  a host connection to --publish PORT, to connect inside
+//   blaude → relay  Capture(port)         `blaude net allow` named PORT: capture it too (no fd)
 // The channel has no name anywhere, so nothing outside this session can reach the proxy through
 // it. Descriptors only ever go into the sandbox (blaude's own ends of fresh socketpairs, never a
 // host TCP socket, which connect(AF_UNSPEC) would turn into a socket of the host's network);
@@ -16,7 +17,7 @@
 
 namespace blaude::net {
 
-enum class ChannelKind : uint8_t { Request = 'R', Proxy = 'C', Published = 'P' };
+enum class ChannelKind : uint8_t { Request = 'R', Proxy = 'C', Published = 'P', Capture = 'L' };
 
 // Non-blocking, no SIGPIPE; `fd` -1 sends none. Returns 0 or -errno (-EAGAIN: the other side is
 // not keeping up).

@@ -19,6 +19,15 @@ const std::vector<std::string>& replaced_env_names() {
   return names;
 }
 
+std::string capture_resolv_conf() {
+  return std::string("# blaude proxy mode: the relay inside answers every name (transparent capture)\nnameserver ") +
+         kCaptureDns + "\n";
+}
+
+std::string capture_hosts() {
+  return "127.0.0.1 localhost\n::1 localhost ip6-localhost ip6-loopback\n127.0.1.1 blaude\n";
+}
+
 ModePlan plan_mode(const ModeInputs& in) {
   ModePlan m;
   m.bwrap_args = {"--unshare-net", "--dir", kSandboxDir, "--ro-bind", in.host_exe, kSandboxExe};
@@ -26,6 +35,14 @@ ModePlan plan_mode(const ModeInputs& in) {
   m.relay.forwards = loopback_forwards(in.policy);
   m.relay.publish = in.publish;
   m.relay.control_token = in.control_token;
+  if (in.capture) {
+    m.bwrap_args.insert(m.bwrap_args.end(), {"--cap-add", "CAP_NET_ADMIN", "--cap-add", "CAP_NET_BIND_SERVICE",
+                                             "--cap-add", "CAP_SETPCAP", "--ro-bind-data", "@fd:net-resolv",
+                                             "/etc/resolv.conf", "--ro-bind-data", "@fd:net-hosts", "/etc/hosts"});
+    m.data = {{"@fd:net-resolv", capture_resolv_conf()}, {"@fd:net-hosts", capture_hosts()}};
+    m.relay.capture = capture_ports(in.policy, in.publish);
+    m.relay.dns = kCaptureDns;
+  }
   return m;
 }
 

@@ -31,10 +31,20 @@ struct ModeInputs {
   // The relay's end of the control channel in the command's argv: a token the launcher replaces
   // with the descriptor's number (it exists only once the launch is prepared).
   std::string control_token = "@fd:net-control";
+  // Transparent capture (dns.hpp): bwrap gives the relay CAP_NET_ADMIN, CAP_NET_BIND_SERVICE and
+  // CAP_SETPCAP for its set-up (it drops them all before anything else runs). Off where bwrap is
+  // setuid (it refuses --cap-add there).
+  bool capture = true;
 };
+
+// The sandbox's /etc/resolv.conf and /etc/hosts under capture: the relay's DNS, and only the
+// loopback names (every other name is answered by the relay, so it is judged by name). Pure.
+std::string capture_resolv_conf();
+std::string capture_hosts();
 
 struct ModePlan {
   std::vector<std::string> bwrap_args;  // after the other mounts
+  std::vector<std::pair<std::string, std::string>> data;  // the --ro-bind-data tokens' contents
   std::vector<std::pair<std::string, std::string>> env;
   RelaySpec relay;                      // relay.command is filled by wrap()
   std::vector<std::string> wrap(const std::vector<std::string>& command) const;

@@ -482,8 +482,10 @@ bool Proxy::allow(Rule rule) {
   const std::string text = rule.pattern.text();
   for (const Rule& r : policy_.rules)
     if (r.pattern.text() == text) return false;
+  const std::optional<uint16_t> port = rule.pattern.port;
   policy_.rules.push_back(std::move(rule));
   live_.push_back(text);
+  if (port && on_port) on_port(*port);
   spdlog::info("net: allowed for the rest of the session (blaude net allow): {}", text);
   if (on_decision) on_decision("added " + text + ": allowed for the rest of the session from another terminal");
   return true;

@@ -66,6 +66,9 @@ public:
   // "refused PROTO DEST: REASON", "allowed PROTO DEST -> ADDRESS (rule PATTERN)", and
   // "added PATTERN ..." for each allow(). Raw: the receiver makes them safe to print.
   std::function<void(const std::string&)> on_decision;
+  // Called with the port of each rule allow() adds that names one (transparent capture listens
+  // on it from then on).
+  std::function<void(uint16_t)> on_port;
   // Ends every connection; `done` runs once every handle is closed.
   void close(std::function<void()> done = {});
 

@@ -27,6 +27,19 @@ std::vector<Forward> loopback_forwards(const Policy& policy) {
   return out;
 }
 
+std::vector<uint16_t> capture_ports(const Policy& policy, const std::vector<uint16_t>& publish) {
+  std::vector<uint16_t> out(std::begin(kCaptureAlways), std::end(kCaptureAlways));
+  for (const Rule& r : policy.rules)
+    if (r.pattern.port) out.push_back(*r.pattern.port);
+  std::vector<uint16_t> taken = publish;
+  taken.push_back(kProxyPort);
+  for (const Forward& f : loopback_forwards(policy)) taken.push_back(f.port);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  std::erase_if(out, [&](uint16_t p) { return std::find(taken.begin(), taken.end(), p) != taken.end(); });
+  return out;
+}
+
 std::vector<std::string> relay_argv(const RelaySpec& s) {
   std::vector<std::string> a{kSandboxExe, kRelayCommand, "--listen", std::to_string(s.proxy_port)};
   for (const Forward& f : s.forwards) {
@@ -37,6 +50,8 @@ std::vector<std::string> relay_argv(const RelaySpec& s) {
   if (s.control_fd >= 0 || !s.control_token.empty())
     a.insert(a.end(), {"--control-fd", s.control_token.empty() ? std::to_string(s.control_fd) : s.control_token});
   for (uint16_t p : s.publish) a.insert(a.end(), {"--publish", std::to_string(p)});
+  for (uint16_t p : s.capture) a.insert(a.end(), {"--capture", std::to_string(p)});
+  if (!s.dns.empty()) a.insert(a.end(), {"--dns", s.dns});
   a.push_back("--");
   a.insert(a.end(), s.command.begin(), s.command.end());
   return a;
@@ -55,11 +70,16 @@ std::variant<RelaySpec, std::string> parse_relay_args(const std::vector<std::str
     }
     if (i + 1 >= args.size()) return o + " needs a value";
     const std::string& val = args[++i];
-    if (o == "--listen" || o == "--publish") {
+    if (o == "--listen" || o == "--publish" || o == "--capture") {
       auto p = parse_port(val);
       if (!p) return o + ": not a port: " + val;
       if (o == "--listen") s.proxy_port = *p;
-      else s.publish.push_back(*p);
+      else if (o == "--publish") s.publish.push_back(*p);
+      else s.capture.push_back(*p);
+    } else if (o == "--dns") {
+      auto ip = parse_address(val);
+      if (!ip || !ip->v4()) return "--dns: not an IPv4 address: " + val;
+      s.dns = val;
     } else if (o == "--control-fd") {
       if (val.empty() || val.size() > 6 || !std::all_of(val.begin(), val.end(), [](char c) { return c >= '0' && c <= '9'; })) return "--control-fd: " + val;
       s.control_fd = std::stoi(val);

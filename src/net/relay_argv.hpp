@@ -29,8 +29,20 @@ struct RelaySpec {
   int control_fd = -1;        // the control channel to blaude (fdpass.hpp); required
   std::string control_token;  // relay_argv writes this instead of control_fd when set
   std::vector<uint16_t> publish;
+  // Transparent capture (dns.hpp): the ports captured on the synthetic addresses, and where the
+  // relay answers DNS (kCaptureDns). Both empty: no capture.
+  std::vector<uint16_t> capture;
+  std::string dns;
   std::vector<std::string> command;
 };
+
+// Where the relay answers the sandbox's DNS (port 53), named by its resolv.conf.
+inline constexpr const char* kCaptureDns = "127.0.0.53";
+// The ports captured whatever the rules say (ssh, HTTP, HTTPS).
+inline constexpr uint16_t kCaptureAlways[] = {22, 80, 443};
+// The ports transparent capture listens on: kCaptureAlways and every port a rule names, less
+// those taken inside by the proxy port, a forwarded loopback port or a --publish port. Sorted. Pure.
+std::vector<uint16_t> capture_ports(const Policy& policy, const std::vector<uint16_t>& publish);
 
 // Allowed loopback destinations with a port (localhost:3000, 127.0.0.1:8080, [::1]:9000):
 // reachable inside at the same address, through the proxy. Pure.

@@ -69,6 +69,9 @@ std::variant<std::unique_ptr<Service>, std::string> Service::start(ServiceConfig
   if (cfg.control_fd < 0) return abandon("no control channel for the relay");
   if (int rc = m.channel->start(); rc != 0)
     return abandon(std::string("cannot watch the relay's control channel: ") + uv_strerror(rc));
+  // A port `blaude net allow` names is captured from then on (the relay ignores it without capture).
+  RelayChannel* ch = m.channel.get();
+  m.proxy->on_port = [ch](uint16_t port) { ch->send(ChannelKind::Capture, port, {}); };
   if (!cfg.publish.empty()) {
     m.publisher = std::make_unique<Publisher>(&m.loop, m.channel.get(), &m.scratch);
     for (uint16_t p : cfg.publish)

@@ -4,6 +4,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sandbox/grant.hpp"
@@ -23,6 +24,7 @@ struct Mount {
 struct NetworkProxy {
   std::vector<std::string> bwrap_args;
   std::vector<std::string> command_prefix;  // ends with "--"; the command follows it
+  std::vector<std::pair<std::string, std::string>> data;  // token → content, for bwrap_args' --ro-bind-data
 };
 // blaude's own binary inside the sandbox (bind-mounted read-only), which starts the command as
 // `kSandboxSelf __exec CMD ARGS...` so that a missing or unrunnable CMD exits 127/126 as it

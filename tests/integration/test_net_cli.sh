@@ -88,7 +88,10 @@ check "--dry-run: --unshare-net" grep -q -- "--unshare-net" <<<"$dry"
 check "... blaude's binary for the relay, with its control channel (a descriptor, filled in at launch)" \
   grep -Eq -- "/run/blaude/blaude __net-relay --listen 3128 --control-fd '?@fd:net-control'? --publish 8080" <<<"$dry"
 check "... and no socket of the proxy's bound in" not grep -qF "/proxy.sock" <<<"$dry"
-check "... the published port, then the exec shim and the command" grep -q -- "--publish 8080 -- /run/blaude/blaude __exec true" <<<"$dry"
+check "... the published port, transparent capture's ports and DNS, then the exec shim and the command" \
+  grep -q -- "--publish 8080 --capture 22 --capture 80 --capture 443 --dns 127.0.0.53 -- /run/blaude/blaude __exec true" <<<"$dry"
+check_eq "... the capabilities the relay's set-up uses (it drops them)" 3 "$(grep -Ec -- "--cap-add CAP_(NET_ADMIN|NET_BIND_SERVICE|SETPCAP)" <<<"$dry")"
+check "... and the sandbox's own resolv.conf" grep -Eq -- "--ro-bind-data [0-9]+ /etc/resolv.conf" <<<"$dry"
 check "... the proxy's variables" grep -q "HTTPS_PROXY http://127.0.0.1:3128" <<<"$dry"
 check "... and nothing to make on the host for it" not grep -q "blaude-net-" <<<"$dry"
 finish

@@ -51,18 +51,29 @@ TEST_CASE("net mode: loopback forwards", "[net]") {
 
 TEST_CASE("net mode: plan and relay argv round trip", "[net]") {
   ModeInputs in;
-  in.policy = policy({"127.0.0.1:41234", "api.example.com:443"});
+  in.policy = policy({"127.0.0.1:41234", "api.example.com:443", "git.example.com:2222", "db.example:8080"});
   in.publish = {8080, 5173};
   in.host_exe = "/usr/local/bin/blaude";
   in.control_token = "7";
   ModePlan m = plan_mode(in);
-  // No socket is bound in: the relay reaches the proxy only through the control channel.
+  // No socket is bound in: the relay reaches the proxy only through the control channel. The
+  // capabilities are the relay's set-up's (it drops them); resolv.conf and hosts are capture's.
   CHECK(m.bwrap_args == std::vector<std::string>{"--unshare-net", "--dir", "/run/blaude", "--ro-bind",
-                                                  "/usr/local/bin/blaude", "/run/blaude/blaude"});
+                                                  "/usr/local/bin/blaude", "/run/blaude/blaude",
+                                                  "--cap-add", "CAP_NET_ADMIN", "--cap-add", "CAP_NET_BIND_SERVICE",
+                                                  "--cap-add", "CAP_SETPCAP",
+                                                  "--ro-bind-data", "@fd:net-resolv", "/etc/resolv.conf",
+                                                  "--ro-bind-data", "@fd:net-hosts", "/etc/hosts"});
+  REQUIRE(m.data.size() == 2);
+  CHECK(m.data[0].second.find("\nnameserver 127.0.0.53\n") != std::string::npos);
+  CHECK(m.data[1].second.starts_with("127.0.0.1 localhost\n"));
   auto argv = m.wrap({"claude", "--dangerously-skip-permissions", "--", "-x"});
+  // Captured: 22, 80, 443 and the rules' ports, but not a forwarded or a published one.
   CHECK(argv == std::vector<std::string>{"/run/blaude/blaude", "__net-relay",
                                          "--listen", "3128", "--forward", "41234=127.0.0.1:41234@127.0.0.1",
-                                         "--control-fd", "7", "--publish", "8080", "--publish", "5173", "--",
+                                         "--control-fd", "7", "--publish", "8080", "--publish", "5173",
+                                         "--capture", "22", "--capture", "80", "--capture", "443", "--capture", "2222",
+                                         "--dns", "127.0.0.53", "--",
                                          "claude", "--dangerously-skip-permissions", "--", "-x"});
   auto back = parse_relay_args(std::vector<std::string>(argv.begin() + 2, argv.end()));
   REQUIRE(std::holds_alternative<RelaySpec>(back));
@@ -72,6 +83,12 @@ TEST_CASE("net mode: plan and relay argv round trip", "[net]") {
   CHECK(s.control_fd == 7);
   REQUIRE(s.forwards.size() == 1);
   CHECK(s.forwards[0].connect_to == "127.0.0.1:41234");
+  CHECK(s.capture == std::vector<uint16_t>{22, 80, 443, 2222});
+  CHECK(s.dns == "127.0.0.53");
+  CHECK(std::get<std::string>(parse_relay_args({"--dns", "::1", "--control-fd", "3", "--", "a"})) ==
+        "--dns: not an IPv4 address: ::1");
+  CHECK(std::get<std::string>(parse_relay_args({"--capture", "0", "--control-fd", "3", "--", "a"})) ==
+        "--capture: not a port: 0");
   CHECK(std::get<std::string>(parse_relay_args({"--listen", "x", "--", "a"})) == "--listen: not a port: x");
   CHECK(std::get<std::string>(parse_relay_args({"--listen", "1", "--", "a"})) ==
         "no --control-fd: the relay reaches the proxy only through it");
@@ -81,6 +98,9 @@ TEST_CASE("net mode: plan and relay argv round trip", "[net]") {
   ModeInputs plain;
   plain.host_exe = "/usr/local/bin/blaude";
   plain.control_token = "9";
+  plain.capture = false;  // a setuid bwrap: no capabilities, no capture
+  CHECK(plan_mode(plain).bwrap_args.size() == 6);
+  CHECK(plan_mode(plain).data.empty());
   CHECK(plan_mode(plain).wrap({"true"}) ==
         std::vector<std::string>{"/run/blaude/blaude", "__net-relay", "--listen", "3128", "--control-fd", "9", "--", "true"});
   CHECK(std::get<std::string>(parse_relay_args({"--listen", "1"})) == "no -- before the command");

@@ -532,8 +532,10 @@ LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList
   detail::add_managed_dirs(b);
   add_mounts(b);
   add_grants(b, req.grants);
-  if (req.proxy)
+  if (req.proxy) {
     for (auto& op : ops_from_words(req.proxy->bwrap_args)) b.add(std::move(op));
+    for (const auto& [token, content] : req.proxy->data) b.p.data_fds.push_back({token, content});
+  }
   detail::add_ipc_late(b);
   detail::add_exe(b, req.command);
   if (req.tmp) {
