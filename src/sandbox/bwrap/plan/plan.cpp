@@ -520,6 +520,7 @@ LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList
   add_grants(b, req.grants);
   if (req.proxy)
     for (auto& op : ops_from_words(req.proxy->bwrap_args)) b.add(std::move(op));
+  for (auto& op : ops_from_words(req.services_bwrap_args)) b.add(std::move(op));
   detail::add_ipc_late(b);
   detail::add_exe(b, req.command);
   if (req.tmp) {
