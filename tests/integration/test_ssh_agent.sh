@@ -11,7 +11,8 @@
 . "$(dirname "$0")/lib.sh"
 
 need_sandbox
-for t in ssh-agent ssh-keygen ssh-add git; do command -v $t >/dev/null || missing "$t"; done
+for t in ssh-agent ssh-keygen ssh-add ssh git unshare ip; do command -v $t >/dev/null || missing "$t"; done
+[ -x /usr/sbin/sshd ] || missing "sshd (openssh-server)"
 sandbox_dirs
 # The sockets' directory lives in the runtime dir, which must be under /run (no sandbox sees it).
 RT=$(mktemp -d /run/blaude-test-rt.XXXXXX)
@@ -59,7 +60,31 @@ cp "$H/.ssh/b.pub" "$T_DIR/b.pub"
 chmod 644 "$T_DIR/b.pub"
 
 SB_ENV=(XDG_RUNTIME_DIR="$RT" SSH_AUTH_SOCK="$AG/s")
-inside=$(sb_nobody /usr/bin --ssh-agent --ssh-key "$FPA" -- '
+# git push over ssh: a real sshd in a network namespace of the test's own, where the session runs
+# too, on the host network mode (BLAUDE_NETNS=off: that namespace is its host network). It lets
+# root in with key A only, and runs git-receive-pack for a bare repository.
+u git init -q --bare "$H/remote.git"
+chown -R root:root "$H/remote.git"
+ssh-keygen -q -t ed25519 -N '' -f "$T_DIR/hostkey"
+FPH=$(ssh-keygen -lf "$T_DIR/hostkey.pub" | awk '{print $2}')
+cp "$H/.ssh/a.pub" "$T_DIR/authorized_keys"
+mkdir -p /run/sshd
+cat >"$T_DIR/sshd_config" <<EOF
+ListenAddress 127.0.0.1:2222
+HostKey $T_DIR/hostkey
+AuthorizedKeysFile $T_DIR/authorized_keys
+PidFile $T_DIR/sshd.pid
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+EOF
+at_exit "kill \$(cat '$T_DIR/sshd.pid' 2>/dev/null) 2>/dev/null"
+SSHCMD="ssh -p 2222 -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR"
+inside=$(cd "$WS" && unshare -n sh -c 'ip link set lo up && /usr/sbin/sshd -f "$1" -E "$2" && shift 2 && exec "$@"' sh \
+  "$T_DIR/sshd_config" "$T_DIR/sshd.log" env -i HOME="$H" PATH=/usr/bin:/bin TERM=dumb "${SB_ENV[@]}" BLAUDE_NETNS=off \
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$BLAUDE" --ssh-agent --ssh-key "$FPA" --exec sh -c '
   echo "sock=[$SSH_AUTH_SOCK]"
   ssh-add -l 2>&1 | sed "s/^/list: /"
   git commit -q --allow-empty -S -m "signed with A" 2>/dev/null && echo "commit A ok"
@@ -71,7 +96,9 @@ inside=$(sb_nobody /usr/bin --ssh-agent --ssh-key "$FPA" -- '
   python3 "$3/sign.py" "$3/b.pub" 2>&1 | sed "s/^/raw B: /"
   ls -A ~/.ssh 2>/dev/null | sed "s/^/keyfile: /"
   SSH_AUTH_SOCK="$4/s" ssh-add -l >/dev/null 2>&1; echo "real agent rc=$?"
-  true' "$KEYB" "$ASKPASS" "$T_DIR" "$AG" || true)
+  GIT_SSH_COMMAND="$5" git push -q "ssh://root@127.0.0.1/$6" HEAD:refs/heads/main 2>&1 | sed "s/^/push: /"
+  echo "push done"
+  true' sh "$KEYB" "$ASKPASS" "$T_DIR" "$AG" "$SSHCMD" "$H/remote.git" </dev/null 2>"$T_DIR/sb.err" || true)
 err=$(cat "$T_DIR/sb.err")
 [ -n "${VERBOSE:-}" ] && { echo "$inside"; echo "$err"; }
 check "SSH_AUTH_SOCK names blaude's agent inside" grep -q "^sock=\[/run/blaude/services/ssh-agent\]" <<<"$inside"
@@ -86,6 +113,11 @@ check "the agent still answers after the refusals" grep -q "^list after rc=0" <<
 check "no key file inside" not grep -q "^keyfile: " <<<"$inside"
 check "a raw sign request with B gets SSH_AGENT_FAILURE" grep -q "^raw B: answer 5$" <<<"$inside"
 check "the real agent's socket is out of reach inside" grep -q "^real agent rc=2" <<<"$inside"
+check "git push over ssh with key A works inside" \
+  test "$(git -C "$H/remote.git" rev-parse -q --verify refs/heads/main)" = "$(u git -C "$WS" rev-parse HEAD)"
+check "... with no error" not grep -q "^push: " <<<"$inside"
+check "the summary names the login: A's fingerprint, the user, the sshd's host key" \
+  grep -qF "1 x $FPA (ssh login as root to host key $FPH)" <<<"$err"
 check "A's commit verifies on the host" \
   u sh -c "echo 'test@example.invalid namespaces=\"git\" $(cat "$H/.ssh/a.pub")' >'$H/allowed' &&
            git -C '$WS' -c gpg.ssh.allowedSignersFile='$H/allowed' verify-commit HEAD 2>&1 | grep -q 'Good \"git\" signature'"
