@@ -43,6 +43,9 @@ u git -C "$WS" config user.email test@example.invalid
 u git -C "$WS" config gpg.format ssh
 u git -C "$WS" config user.signingkey "key::$(cat "$H/.ssh/a.pub")"
 KEYB="key::$(cat "$H/.ssh/b.pub")"
+mkdir -p "$H/.config/blaude"
+echo "ssh-key key-a" >"$H/.config/blaude/policy"
+chown -R $NOBODY:$NOBODY "$H/.config"
 ASKPASS="$T_DIR/askpass"
 printf '#!/bin/sh\necho pw\n' >"$ASKPASS"
 chmod 755 "$ASKPASS"
@@ -84,7 +87,7 @@ at_exit "kill \$(cat '$T_DIR/sshd.pid' 2>/dev/null) 2>/dev/null"
 SSHCMD="ssh -p 2222 -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR"
 inside=$(cd "$WS" && unshare -n sh -c 'ip link set lo up && /usr/sbin/sshd -f "$1" -E "$2" && shift 2 && exec "$@"' sh \
   "$T_DIR/sshd_config" "$T_DIR/sshd.log" env -i HOME="$H" PATH=/usr/bin:/bin TERM=dumb "${SB_ENV[@]}" BLAUDE_NETNS=off \
-  setpriv --reuid=65534 --regid=65534 --clear-groups "$BLAUDE" --ssh-agent --ssh-key "$FPA" --exec sh -c '
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$BLAUDE" --ssh-agent --exec sh -c '
   echo "sock=[$SSH_AUTH_SOCK]"
   ssh-add -l 2>&1 | sed "s/^/list: /"
   git commit -q --allow-empty -S -m "signed with A" 2>/dev/null && echo "commit A ok"
@@ -140,6 +143,18 @@ check "control: locking the real agent works" \
   u env SSH_ASKPASS="$ASKPASS" SSH_ASKPASS_REQUIRE=force DISPLAY=:0 ssh-add -x
 u env SSH_ASKPASS="$ASKPASS" SSH_ASKPASS_REQUIRE=force DISPLAY=:0 ssh-add -X >/dev/null 2>&1
 check "control: ssh-add -D on the real agent works" u ssh-add -D
+# Bad input: refused before anything starts, with a usage error.
+bad() { (cd "$WS" && env -i HOME="$H" PATH=/usr/bin:/bin "${SB_ENV[@]}" setpriv --reuid=65534 --regid=65534 --clear-groups \
+  "$BLAUDE" "$@" --exec true </dev/null 2>&1; echo "rc=$?"); }
+out=$(bad --ssh --ssh-agent)
+check "--ssh with --ssh-agent is refused" grep -q "choose one" <<<"$out"
+check "... as a usage error" grep -q "^rc=2$" <<<"$out"
+out=$(bad --ssh-key SHA256:nope)
+check "a malformed fingerprint is a usage error naming it" grep -q "SHA256:nope' is not a SHA256 fingerprint" <<<"$out"
+echo "ssh-key key-b" >"$WS/.blaude"
+out=$(bad --ssh-agent)
+check "ssh-key in a project's policy is refused" grep -q "belong in your own policy" <<<"$out"
+rm "$WS/.blaude"
 # Without the flag: no agent inside at all.
 inside=$(sb_nobody /usr/bin -- 'echo "sock=[$SSH_AUTH_SOCK]"; ls /run/blaude/services 2>&1 | head -1' || true)
 check "control: without --ssh-agent there is no SSH_AUTH_SOCK inside" grep -q "^sock=\[\]" <<<"$inside"
