@@ -23,8 +23,9 @@ namespace {
 
 // The key git's user.signingkey names in the user's global config (the last one, as git reads
 // it): a literal key ("key::ssh-ed25519 AAAA...", "ssh-ed25519 AAAA...") or a key file (its
-// public half). Nothing is run. nullopt (with `why`) when it names no ssh key.
-std::optional<broker::agent::KeyRule> signingkey_rule(const HostEnv& host, std::string& why) {
+// public half, whose path is set in `pub_file`). Nothing is run. nullopt (with `why`) when it
+// names no ssh key.
+std::optional<broker::agent::KeyRule> signingkey_rule(const HostEnv& host, std::string& why, std::string& pub_file) {
   std::optional<std::string> value;
   for (const std::string& file : {host.home + "/.gitconfig", (host.get("XDG_CONFIG_HOME").empty()
                                                                    ? host.home + "/.config"
@@ -57,7 +58,10 @@ std::optional<broker::agent::KeyRule> signingkey_rule(const HostEnv& host, std::
     auto text = read_small_file(p, 64 * 1024);
     if (!text) continue;
     auto r = broker::agent::key_rule_from_public_key(text->substr(0, text->find('\n')), origin + " (" + p + ")");
-    if (auto* k = std::get_if<broker::agent::KeyRule>(&r)) return *k;
+    if (auto* k = std::get_if<broker::agent::KeyRule>(&r)) {
+      pub_file = p;
+      return *k;
+    }
   }
   why = "git's user.signingkey names " + shown(path) + ", which holds no public key (nor does " + shown(path) + ".pub)";
   return std::nullopt;
@@ -93,9 +97,10 @@ ServicesDecision decide_services(const HostEnv& host, const cli::Options& o, con
     if (auto* e = std::get_if<std::string>(&r)) return fail(origin + ": ssh-key: " + *e, "Fix the line; ssh-add -l lists your keys.");
     l.agent.keys.push_back(std::get<broker::agent::KeyRule>(r));
   }
+  std::string pub_file;
   if (l.agent.keys.empty()) {
     std::string why;
-    auto k = signingkey_rule(host, why);
+    auto k = signingkey_rule(host, why, pub_file);
     if (!k)
       return fail("--ssh-agent: no key is allowed: none is named and " + why,
                   "Name one: --ssh-key SHA256:... (or its comment; ssh-add -l lists them), or an ssh-key line in "
@@ -116,6 +121,9 @@ ServicesDecision decide_services(const HostEnv& host, const cli::Options& o, con
     spdlog::info("broker: ssh-agent allows {} ({})", k.fingerprint.empty() ? "the comment " + shown(k.comment) : k.fingerprint,
                  shown(k.origin));
   d.bwrap_args = {"--ro-bind", l.dir, broker::kSandboxServicesDir};
+  // git signs with `ssh-keygen -Y sign -f KEYFILE`, which finds the public half at KEYFILE or
+  // KEYFILE.pub and the private half in the agent: the public key file alone, at its path.
+  if (!pub_file.empty() && o.git) d.bwrap_args.insert(d.bwrap_args.end(), {"--ro-bind", pub_file, pub_file});
   d.ssh_auth_sock = std::string(broker::kSandboxServicesDir) + "/" + broker::agent::kSocketName;
   d.launch = std::move(l);
   return d;

@@ -143,6 +143,23 @@ check "control: locking the real agent works" \
   u env SSH_ASKPASS="$ASKPASS" SSH_ASKPASS_REQUIRE=force DISPLAY=:0 ssh-add -x
 u env SSH_ASKPASS="$ASKPASS" SSH_ASKPASS_REQUIRE=force DISPLAY=:0 ssh-add -X >/dev/null 2>&1
 check "control: ssh-add -D on the real agent works" u ssh-add -D
+# The default key: with --git and no key named, the one git's user.signingkey names, here as a
+# key file (its public half alone is bound, at its path). No ssh-key line this time.
+rm "$H/.config/blaude/policy"
+u ssh-add -q "$H/.ssh/a" "$H/.ssh/b" 2>/dev/null  # the control above removed them
+u git config --global user.signingkey "$H/.ssh/a"
+u git config --global gpg.format ssh
+u git -C "$WS" config --unset user.signingkey
+inside=$(sb_nobody /usr/bin --git --ssh-agent -- '
+  ssh-add -l 2>&1 | sed "s/^/list: /"
+  git commit -q --allow-empty -S -m "signed with the default key" 2>&1 && echo "default commit ok"
+  ls -A ~/.ssh 2>/dev/null | sed "s/^/keyfile: /"' || true)
+[ -n "${VERBOSE:-}" ] && { echo "$inside"; cat "$T_DIR/sb.err"; }
+check "--git --ssh-agent: the agent lists user.signingkey's key" grep -q "^list: .*$FPA" <<<"$inside"
+check "... and no other" not grep -q "$FPB" <<<"$inside"
+check "... and a signed commit works with it" grep -q "^default commit ok" <<<"$inside"
+check "... with the public key file alone inside" test "$(grep "^keyfile: " <<<"$inside" | tr '\n' ' ')" = "keyfile: a.pub "
+
 # Bad input: refused before anything starts, with a usage error.
 bad() { (cd "$WS" && env -i HOME="$H" PATH=/usr/bin:/bin "${SB_ENV[@]}" setpriv --reuid=65534 --regid=65534 --clear-groups \
   "$BLAUDE" "$@" --exec true </dev/null 2>&1; echo "rc=$?"); }
