@@ -12,6 +12,7 @@
 #include <cstring>
 #include <map>
 
+#include "common/platform.hpp"
 #include "common/shown.hpp"
 #include "common/unique_fd.hpp"
 
@@ -40,9 +41,10 @@ public:
     size_t sent = 0;
     while (sent < out.size()) {
       if (!wait(POLLOUT, deadline)) return fail("timed out writing");
-#ifdef MSG_NOSIGNAL
+#if BLAUDE_LINUX_CALLS
       ssize_t n = ::send(fd_.get(), out.data() + sent, out.size() - sent, MSG_NOSIGNAL);
 #else
+      // The broker's thread blocks every signal: a SIGPIPE stays pending there, harmless.
       ssize_t n = ::send(fd_.get(), out.data() + sent, out.size() - sent, 0);
 #endif
       if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
