@@ -13,13 +13,15 @@ deb_test=(tmux xclip xsel xvfb xterm kitty asciinema util-linux procps clang lib
           lintian rpm dpkg-dev fish zsh bash-completion man-db bsdextrautils openssh-client
           keyutils gnupg  # keyctl: test_escapes_ipc; gpg, gpgconf, gpg-agent: test_escapes_gpg
           passt  # pasta: test_net_own_namespace (the .deb recommends it)
+          openssh-server  # sshd: test_ssh_agent's git push
           strace gdb)  # test_escapes_syscalls: debuggers keep working under the syscall filter
 rpm_build=(gcc-c++ cmake make pkgconf-pkg-config libuv-devel utf8proc-devel spdlog-devel libseccomp-devel
            json-devel catch2-devel bubblewrap)
 rpm_test=(tmux xclip xsel xorg-x11-server-Xvfb xterm kitty asciinema util-linux procps-ng clang compiler-rt
           nodejs npm python3 meson libcap-devel patch git
           curl openssl xdpyinfo dbus-daemon dbus-tools iproute
-          rpm-build fish zsh bash-completion man-db openssh-clients keyutils gnupg2 passt strace gdb)
+          rpm-build fish zsh bash-completion man-db openssh-clients openssh-server keyutils gnupg2 passt
+          strace gdb)
 
 run_as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"

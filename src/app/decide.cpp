@@ -101,6 +101,8 @@ std::optional<Failure> trust_gate(const HostEnv& host, const cli::Options& o, sa
   if (project_file) *project_file = g.loaded.project_file;
   if (no_default_domains) *no_default_domains = g.loaded.user.no_default_domains;
   if (!g.loaded.user.nested_sandbox.empty()) req.nested_sandbox = true;
+  l.ssh_policy.agent_origin = g.loaded.user.ssh_agent;
+  for (const auto& k : g.loaded.user.ssh_keys) l.ssh_policy.keys.emplace_back(k.key, k.origin);
   if (g.to_record) {
     l.gate = gate;
     l.trust_answer = std::move(g.to_record);
@@ -114,7 +116,7 @@ Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std:
   using clock = std::chrono::steady_clock;
   Launch l;
   l.sandboxed = true;
-  const sandbox::EnvRules rules = env_rules(o);
+  sandbox::EnvRules rules = env_rules(o);
   l.notices = sandbox::env_notices(host.environ, rules);
   sandbox::SandboxRequest req = sandbox_request(o, argv, host.home);
 
@@ -150,6 +152,15 @@ Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std:
   if (const std::string sock = facts.env_or("SSH_AUTH_SOCK");
       o.ssh && !sock.empty() && facts.at(sock).kind == bw::Kind::Socket)
     ctx.ssh_auth_sock = sock;
+  // The signing-only agent: SSH_AUTH_SOCK names its socket inside, the way --ssh names the real one.
+  ServicesDecision sd = decide_services(host, o, l.ssh_policy, control_runtime_dir(host.get("XDG_RUNTIME_DIR")));
+  if (sd.failure) return *sd.failure;
+  if (sd.launch) {
+    l.services = std::move(sd.launch);
+    req.services_bwrap_args = std::move(sd.bwrap_args);
+    rules.ssh = true;
+    ctx.ssh_auth_sock = sd.ssh_auth_sock;
+  }
   sandbox::EnvList env = sandbox::filter_env(host.environ, rules, ctx);
   NetDecision nd = decide_network(o, std::move(net_grants), no_default_domains, env, req, l.notices,
                                   netns_facts(host, facts.ipc.landlock_abi, facts.ipc.bwrap_setuid));

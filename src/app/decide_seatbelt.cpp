@@ -69,6 +69,9 @@ Decision decide_seatbelt(const HostEnv& host, const cli::Options& o, const std::
   if (planned_only && !o.dry_run)
     return Failure{"BLAUDE_TEST_BACKEND=seatbelt: the macOS backend cannot run on this host",
                    "It plans and prints a macOS launch for --dry-run only.", 2};
+  if (o.ssh_agent)
+    return Failure{"--ssh-agent is not available with the macOS (Seatbelt) sandbox yet",
+                   "Use --ssh there (your whole agent and ~/.ssh), or run without either."};
   sandbox::SandboxRequest req = sandbox_request(o, argv);
 
   const auto t0 = clock::now();

@@ -12,6 +12,7 @@
 #include "app/backend.hpp"
 #include "app/failure.hpp"
 #include "app/network.hpp"
+#include "app/services.hpp"
 #include "audit/walk.hpp"
 #include "cli/options.hpp"
 #include "common/host_env.hpp"
@@ -37,6 +38,8 @@ struct Launch {
   std::string bwrap;  // sandboxed: the bwrap that runs, to explain its failure
   std::optional<NetLaunch> net;  // proxy mode: the proxy supervise() runs
   std::string netns_pasta;       // the default mode in a namespace of its own: the pasta that joins it
+  std::optional<ServicesLaunch> services;  // the broker supervise() runs (the signing-only agent)
+  SshPolicy ssh_policy;                    // the user policy's ssh-agent / ssh-key lines (trust_gate)
   // The probe's complete walk of the workspace: the audit's snapshot before the session reuses it.
   std::vector<audit::PriorWalk> prior_walks;
   // Seatbelt: where the session starts (bwrap says it with --chdir), and the argv text the

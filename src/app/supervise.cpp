@@ -139,6 +139,17 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const
     if (cmd.pty_argv) cmd.pty_argv = shim_on_pty(cmd.argv);
   }
 
+  // The broker's sockets listen before the child exists (the sandbox binds their directory).
+  std::unique_ptr<ServicesSession> services;
+  if (l.services) {
+    auto started = ServicesSession::start(*l.services);
+    if (auto* f = std::get_if<Failure>(&started)) {
+      print(*f);
+      return 1;
+    }
+    services = std::get<std::unique_ptr<ServicesSession>>(std::move(started));
+  }
+
   // The default mode in a namespace of its own: pasta joins it once bwrap has made it, before
   // the command runs (net/netns.hpp).
   std::unique_ptr<net::NetnsLink> netns;
@@ -170,6 +181,9 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const
   // After the session, with the terminal the user's again: what the proxy refused, in one line.
   if (net)
     if (std::string line = net->finish(); !line.empty()) std::fprintf(stderr, "%s\n", line.c_str());
+  // What the signing-only agent signed and refused.
+  if (services)
+    for (const auto& line : services->finish()) std::fprintf(stderr, "%s\n", line.c_str());
   // The protections are made by a helper inside the sandbox before the command starts: if it
   // could not make them all, bwrap stopped before the command and this says why.
   if (auto why = sandbox::bwrap::protect_outcome(prepared); !why.empty()) {

@@ -35,6 +35,13 @@ std::optional<UsageError> apply_allow_domain(Options& o, std::string_view v) {
   return std::nullopt;
 }
 
+std::optional<UsageError> apply_ssh_key(Options& o, std::string_view v) {
+  if (v.empty()) return UsageError{"--ssh-key: give a key's fingerprint (SHA256:...) or its comment, as ssh-add -l shows them"};
+  o.ssh_agent = true;
+  o.ssh_keys.emplace_back(v);
+  return std::nullopt;
+}
+
 std::optional<UsageError> apply_publish(Options& o, std::string_view v) {
   auto port = net::parse_port(std::string(v));
   if (!port) return UsageError{"--publish: '" + std::string(v) + "' is not a port (1 to 65535)"};
@@ -66,6 +73,17 @@ constexpr OptionSpec kOptions[] = {
     {.name = "--ssh", .flag = &Options::ssh, .help = "SSH keys and the ssh-agent socket",
      .man = "Mount ~/.ssh read-only and forward the ssh-agent: its own directory when it is a "
             "dedicated one (so an agent that restarts keeps working), else the socket alone."},
+    {.name = "--ssh-agent", .flag = &Options::ssh_agent,
+     .help = "a signing-only ssh-agent: lists and signs with allowed keys only, no key files",
+     .man = "Give the sandbox an ssh-agent of blaude's own as SSH_AUTH_SOCK, in front of yours: it "
+            "lists and signs with the keys --ssh-key (or ssh-key lines of ~/.config/blaude/policy) "
+            "name, and refuses adding, removing, locking and extensions. Without a named key, the "
+            "key git's user.signingkey names. No key file is mounted. Each signature is named "
+            "after the session."},
+    {.name = "--ssh-key", .metavar = "KEY", .arg = Arg::Value, .apply = apply_ssh_key,
+     .help = "a key the --ssh-agent agent may use: SHA256:... or its comment (repeatable)",
+     .man = "A key the signing-only agent (--ssh-agent, which this implies) lists and signs with: "
+            "its fingerprint (SHA256:..., as ssh-add -l prints it) or its comment. Repeatable."},
     {.name = "--aws", .flag = &Options::aws, .help = "~/.aws read-only (Bedrock auth)"},
     {.name = "--no-network", .flag = &Options::no_network, .help = "no network access",
      .man = "Run in a network namespace of its own: loopback only."},

@@ -43,6 +43,10 @@ struct Options {
 
   bool git = false;
   bool ssh = false;
+  // --ssh-agent: the signing-only agent (no key files); --ssh-key KEY (repeatable, implies it):
+  // a key it may use, as given (a SHA256 fingerprint or a comment; checked when the session is decided).
+  bool ssh_agent = false;
+  std::vector<std::string> ssh_keys;
   bool aws = false;
   bool no_network = false;
   bool keyring = false;

@@ -59,6 +59,9 @@ struct SandboxRequest {
   // filter allows user namespaces, setns and the mount calls.
   bool nested_sandbox = false;
   std::optional<NetworkProxy> proxy;
+  // Host services (the signing-only ssh-agent): the bind of the session's socket directory,
+  // added after the mounts as proxy mode's arguments are. Empty: none.
+  std::vector<std::string> services_bwrap_args;
   bool tmp = false;        // no workspace: run in /tmp
   bool clear_tmp = false;  // an empty tmpfs /tmp instead of the host's
   bool allow_protected_writes = false;

@@ -236,6 +236,16 @@ PolicyResult parse_policy(std::string_view text, const std::string& origin_file,
       r.policy.nested_sandbox = origin;
       continue;
     }
+    if (verb == "ssh-agent") {
+      if (!arg.empty()) { err("ssh-agent takes no argument (name keys with ssh-key lines)"); continue; }
+      r.policy.ssh_agent = origin;
+      continue;
+    }
+    if (verb == "ssh-key") {
+      if (arg.empty()) { err("ssh-key needs a key: its fingerprint (SHA256:...) or its comment, as ssh-add -l shows them"); continue; }
+      r.policy.ssh_keys.push_back({std::string(arg), origin});
+      continue;
+    }
     if (verb == "allow-read") access = Access::Read;
     else if (verb == "allow-write") access = Access::Write;
     else if (verb == "allow-exec") access = Access::Exec;

@@ -8,6 +8,8 @@
 //   allow-exec PATH       read + execute
 //   allow-domain PATTERN  proxy mode: this destination is reachable (net/pattern.hpp)
 //   no-default-domains    (user policy only) proxy mode without the provider's default hosts
+//   ssh-agent             (user policy only) every session gets the signing-only ssh-agent
+//   ssh-key KEY           (user policy only) a key that agent may use: SHA256:... or its comment
 // PATH starts with "~/" (home), "./" (project root) or "/" (absolute). Everything after the
 // first blank of the directive is the path, so paths may contain spaces.
 #pragma once
@@ -50,6 +52,12 @@ struct Policy {
   std::vector<std::string> notes;
   std::string no_default_domains;  // where `no-default-domains` was said ("" when not)
   std::string nested_sandbox;      // where `nested-sandbox` was said ("" when not)
+  std::string ssh_agent;           // where `ssh-agent` was said ("" when not)
+  struct SshKey {
+    std::string key;     // as written: a fingerprint or a comment (checked by the app layer)
+    std::string origin;  // "file:line"
+  };
+  std::vector<SshKey> ssh_keys;
 };
 
 struct PolicyResult {

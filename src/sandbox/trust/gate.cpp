@@ -131,6 +131,11 @@ GateResult load_policies(const GateRequest& req) {
       return error(parsed.policy.nested_sandbox + ": nested-sandbox belongs in your own policy (" + user_path +
                        "), not in a project's",
                    "remove the line; use --nested-sandbox for one session, or put it in your own policy");
+    // Which keys sign as the user is the user's to say, not a repository's.
+    if (!parsed.policy.ssh_agent.empty() || !parsed.policy.ssh_keys.empty())
+      return error((parsed.policy.ssh_agent.empty() ? parsed.policy.ssh_keys.front().origin : parsed.policy.ssh_agent) +
+                       ": ssh-agent and ssh-key belong in your own policy (" + user_path + "), not in a project's",
+                   "remove the line; use --ssh-agent and --ssh-key for one session, or put them in your own policy");
     L.project_file = path;
     L.project = std::move(parsed.policy);
     L.scope = trust_scope(req.project_root, path);

@@ -536,6 +536,7 @@ LaunchPlan plan(const SandboxRequest& req, const HostFacts& facts, const EnvList
     for (auto& op : ops_from_words(req.proxy->bwrap_args)) b.add(std::move(op));
     for (const auto& [token, content] : req.proxy->data) b.p.data_fds.push_back({token, content});
   }
+  for (auto& op : ops_from_words(req.services_bwrap_args)) b.add(std::move(op));
   detail::add_ipc_late(b);
   detail::add_exe(b, req.command);
   if (req.tmp) {
