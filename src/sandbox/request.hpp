@@ -60,6 +60,10 @@ struct SandboxRequest {
   bool tmp = false;        // no workspace: run in /tmp
   bool clear_tmp = false;  // an empty tmpfs /tmp instead of the host's
   bool allow_protected_writes = false;
+  // The seed's layout: the workspace at /workspaces/<dir> only (the working directory there, its
+  // host path not mounted). Otherwise (the default) at its own host path, /workspaces/<dir> a
+  // symlink to it.
+  bool seed_workspace = false;
 
   // The program that runs: command[0] ("claude", "claudechic", the --exec word).
   const std::string& program() const {

@@ -8,6 +8,8 @@
 //   allow-exec PATH       read + execute
 //   allow-domain PATTERN  proxy mode: this destination is reachable (net/pattern.hpp)
 //   no-default-domains    (user policy only) proxy mode without the provider's default hosts
+//   nested-sandbox        (user policy only) namespaces for programs inside
+//   workspace-path L      where the project is inside: host (its own path) or seed (/workspaces/<dir>)
 // PATH starts with "~/" (home), "./" (project root) or "/" (absolute). Everything after the
 // first blank of the directive is the path, so paths may contain spaces.
 #pragma once
@@ -50,6 +52,8 @@ struct Policy {
   std::vector<std::string> notes;
   std::string no_default_domains;  // where `no-default-domains` was said ("" when not)
   std::string nested_sandbox;      // where `nested-sandbox` was said ("" when not)
+  std::string workspace_path;         // `workspace-path host|seed`: the value ("" when not said)
+  std::string workspace_path_origin;  // where it was said
 };
 
 struct PolicyResult {
