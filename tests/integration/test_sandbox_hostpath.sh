@@ -3,7 +3,8 @@
 # through the real blaude as uid 65534: the working directory inside is the host path, and
 # /workspaces/<dir> leads to the same files; protected files are refused through both paths (a
 # file beside them is writable through both: the control); a venv made on the host runs inside;
-# two projects named `app` get two working directories (two Claude Code history keys); a linked
+# two projects named `app` get two working directories (two Claude Code history keys), a project
+# reached through a symlinked parent is at its real path; a linked
 # worktree's own admin dir survives `git worktree prune` inside (in the seed's layout, with the
 # host path hidden, it does not: the control); the seed's layout has its working directory at
 # /workspaces/<dir> and no host path; a project in a dir the sandbox mounts itself is refused
@@ -82,6 +83,11 @@ pwd1=$(WS="$T_DIR/one/app"; sb_nobody /usr/bin -- pwd || true)
 pwd2=$(WS="$T_DIR/two/app"; sb_nobody /usr/bin -- pwd || true)
 check_eq "two projects named app: the first at its own path" "$T_DIR/one/app" "$pwd1"
 check_eq "... the second at its own" "$T_DIR/two/app" "$pwd2"
+# Reached through a symlinked parent: at its real path (pwd -P), where the host's tools see it too.
+ln -s "$T_DIR/one" "$T_DIR/via-link"
+pwd3=$(cd "$T_DIR/via-link/app" && env -i HOME="$H" PATH=/usr/bin:/bin TERM=dumb \
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$BLAUDE" --exec pwd </dev/null 2>/dev/null || true)
+check_eq "a project reached through a symlinked parent: at its real path" "$T_DIR/one/app" "$pwd3"
 
 # --- a linked worktree: its own admin dir survives `git worktree prune` inside ----------------
 # Under $HOME (a tmpfs inside), so that the seed's layout hides the worktree's host path.
