@@ -12,6 +12,7 @@
 
 #include "common/file_io.hpp"
 #include "common/paths.hpp"
+#include "common/shown.hpp"
 #include "common/strict_json.hpp"
 
 namespace blaude::app {
@@ -159,6 +160,32 @@ std::vector<std::string> ensure_onboarding_file(const std::string& path) {
   if (std::string why = atomic_replace(path, content, 0600); !why.empty())
     return warn("could not be updated: " + why, "claude may show its first-run screens.");
   return {};
+}
+
+}  // namespace blaude::app
+
+namespace blaude::app {
+
+std::string claude_project_key(std::string_view dir) {
+  if (dir.size() > 200) return {};
+  std::string k(dir);
+  for (char& c : k)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) c = '-';
+  return k;
+}
+
+std::vector<std::string> seed_history_notice(const std::string& claude_config_dir, const std::string& cwd,
+                                             const std::string& seed) {
+  const std::string old_key = claude_project_key(seed), new_key = claude_project_key(cwd);
+  if (old_key.empty() || new_key.empty() || old_key == new_key || claude_config_dir.empty()) return {};
+  const std::string projects = claude_config_dir + "/projects/";
+  struct stat st;
+  if (::lstat((projects + old_key).c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return {};
+  if (::lstat((projects + new_key).c_str(), &st) == 0 || errno != ENOENT) return {};
+  return {"blaude: the project is at its own path in the sandbox now (" + shown(cwd) + "); Claude Code's "
+          "conversations held at " + shown(seed) + " stay under that name (" + shown(projects + old_key) +
+          ", shared by every project named " + shown(basename_of(seed)) + ").",
+          "  To continue them: blaude --workspace-path=seed -c (or --resume). Nothing was moved."};
 }
 
 }  // namespace blaude::app

@@ -59,3 +59,21 @@ std::vector<std::string> onboarding_files(const std::string& home, const std::st
 std::vector<std::string> ensure_onboarding_file(const std::string& path);
 
 }  // namespace blaude::app
+
+namespace blaude::app {
+
+// --- conversations held under the seed's path -------------------------------------------
+
+// Claude Code's key for a project directory: its name under <config>/projects (every character
+// but A-Z, a-z, 0-9 as '-'; "/workspaces/app" -> "-workspaces-app"). "" for a path whose key
+// Claude Code would shorten with a hash (over 200 characters): not guessed.
+std::string claude_project_key(std::string_view dir);
+
+// With the project at its host path `cwd`: when `claude_config_dir`/projects holds conversations
+// under the seed's path `seed` (kept there, shared by every project of that directory name) and
+// none under `cwd` yet, the lines that say how to reach them (escaped). Nothing is moved: that
+// key may belong to another project of the same name. Empty otherwise. Reads two lstat()s.
+std::vector<std::string> seed_history_notice(const std::string& claude_config_dir, const std::string& cwd,
+                                             const std::string& seed);
+
+}  // namespace blaude::app

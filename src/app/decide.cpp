@@ -11,6 +11,9 @@
 #include "cli/command.hpp"
 #include "cli/parse.hpp"
 #include "common/file_io.hpp"
+#include "common/sha256.hpp"
+
+#include <sys/stat.h>
 #include "common/path_search.hpp"
 #include "net/mode.hpp"
 #include "sandbox/bwrap/plan/deferred.hpp"
@@ -52,6 +55,7 @@ sandbox::SandboxRequest sandbox_request(const cli::Options& o, const std::vector
   r.clear_tmp = o.clear_tmp;
   r.allow_protected_writes = o.allow_protected_writes;
   r.nested_sandbox = o.nested_sandbox;
+  r.seed_workspace = o.workspace_path == "seed";
   return r;
 }
 
@@ -89,11 +93,28 @@ void claude_checks(const HostEnv& host, const cli::Options& o, const std::vector
   if (runs_claude(o, argv)) l.onboarding_files = onboarding_files(host.home, host.get("CLAUDE_CONFIG_DIR"));
 }
 
+// Conversations held under the seed's /workspaces/<dir>: said once a project (a marker in
+// blaude's cache, which the sandbox cannot see), by the prepare step's hand.
+void seed_history(const bw::HostFacts& facts, Launch& l) {
+  const std::string marker = facts.home + "/.cache/blaude/seed-history-" + sha256_hex(facts.cwd).substr(0, 32);
+  struct stat st;
+  if (facts.home.empty() || ::lstat(marker.c_str(), &st) == 0) return;
+  auto lines = seed_history_notice(bw::claude_config_dir(facts), facts.cwd, bw::workspace_dest(facts.cwd));
+  if (lines.empty()) return;
+  l.notices.insert(l.notices.end(), lines.begin(), lines.end());
+  using HP = sandbox::HostPrep;
+  for (const std::string& d : {facts.home + "/.cache", facts.home + "/.cache/blaude"})
+    l.plan.preparations.push_back({HP::Kind::MakeDir, d, 0700, "", false, "blaude's cache"});
+  l.plan.preparations.push_back({HP::Kind::CreateFile, marker, 0600, "", false,
+                                 "the note on conversations under /workspaces is shown once"});
+}
+
 std::optional<Failure> trust_gate(const HostEnv& host, const cli::Options& o, sandbox::SandboxRequest& req,
                                   Launch& l, std::string* project_file, std::string* no_default_domains) {
   // Not under --tmp, where no project is open.
   if (o.tmp) return std::nullopt;
   auto gate = sandbox::trust::gate_request(host, o.trust_policy);
+  gate.workspace_path = o.workspace_path;
   auto g = o.dry_run ? sandbox::trust::load_policies(gate) : sandbox::trust::run_trust_gate(gate);
   if (g.status != sandbox::trust::GateResult::Status::Proceed) return Failure{g.message, g.hint};
   if (!g.note.empty()) l.notices.push_back(g.note);
@@ -103,6 +124,7 @@ std::optional<Failure> trust_gate(const HostEnv& host, const cli::Options& o, sa
   if (!g.loaded.user.nested_sandbox.empty()) req.nested_sandbox = true;
   l.ssh_policy.agent_origin = g.loaded.user.ssh_agent;
   for (const auto& k : g.loaded.user.ssh_keys) l.ssh_policy.keys.emplace_back(k.key, k.origin);
+  req.seed_workspace = sandbox::trust::seed_workspace(o.workspace_path, g.loaded);
   if (g.to_record) {
     l.gate = gate;
     l.trust_answer = std::move(g.to_record);
@@ -188,6 +210,7 @@ Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std:
   } catch (const bw::PlanError& e) {
     return Failure{e.what(), e.hint};
   }
+  if (!o.tmp && !req.seed_workspace && runs_claude(o, argv)) seed_history(facts, l);
   const auto t2 = clock::now();
   using us = std::chrono::microseconds;
   spdlog::info("sandbox: probe {} us ({}), plan {} us, {} bwrap args",

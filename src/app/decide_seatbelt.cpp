@@ -94,6 +94,13 @@ Decision decide_seatbelt(const HostEnv& host, const cli::Options& o, const std::
     if (g.access == sandbox::Access::Net)
       return Failure{"the policy's allow-domain lines (proxy mode) are Linux-only: " + g.origin,
                      "The macOS backend has no egress proxy yet; remove them to run here."};
+  // Seatbelt remaps no path: the project is always at its own (the host layout).
+  if (req.seed_workspace) {
+    if (o.workspace_path == "seed")
+      return Failure{"--workspace-path=seed is Linux-only",
+                     "The macOS backend cannot move the project: it is at its own path. Leave the option out.", 2};
+    l.notices.push_back("workspace-path seed (a policy file): the macOS backend keeps the project at its own path");
+  }
   claude_checks(host, o, argv, l);
 
   // The other dirs the sandbox may write get the workspace's protections too: a repository

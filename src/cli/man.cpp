@@ -62,7 +62,8 @@ std::string man_page(std::string_view version, std::string_view date) {
        "and in order.");
   para(out,
        "The sandbox has a tmpfs home, a read-only system, the current directory read-write at "
-       "/workspaces/<dir> with its dangerous files (.git/hooks, .git/config, shell rc files, "
+       "its own path (the working directory inside is the one outside; /workspaces/<dir> is a "
+       "link to it; --workspace-path=seed puts it at /workspaces/<dir> only) with its dangerous files (.git/hooks, .git/config, shell rc files, "
        ".vscode, .mcp.json, ...) protected, ~/.claude read-write (but for its hooks, plugins and "
        "the scripts its settings name; new commands in Claude Code's settings are undone after the "
        "session), ~/.config as a write-discarding "

@@ -49,6 +49,15 @@ std::optional<UsageError> apply_publish(Options& o, std::string_view v) {
   return std::nullopt;
 }
 
+std::optional<UsageError> apply_workspace_path(Options& o, std::string_view v) {
+  if (v != "host" && v != "seed")
+    return UsageError{"--workspace-path: '" + std::string(v) + "' is not a layout",
+                      "Use --workspace-path=host (the project at its own path, the default) or "
+                      "--workspace-path=seed (at /workspaces/<dir> only, its host path hidden)."};
+  o.workspace_path = std::string(v);
+  return std::nullopt;
+}
+
 // To add an option: one row here (the order is the order of --help and the man page), its
 // field in Options. A flag: {.name, .flag = &Options::x, .help}. With a value: .arg =
 // Arg::Value, .metavar, .apply (a function above that stores it or returns a UsageError),
@@ -121,6 +130,16 @@ constexpr OptionSpec kOptions[] = {
             "user namespaces, setns and the mount calls (in those namespaces only; the sandbox's "
             "own mounts stay as they are). Off by default: a user namespace is the way in to most "
             "of the kernel's privileged interfaces."},
+    {.name = "--workspace-path", .metavar = "host|seed", .arg = Arg::Value, .apply = apply_workspace_path,
+     .help = "where the project is inside: host (its own path, default) or seed (/workspaces/<dir> only)",
+     .man = "Where the project is inside the sandbox. host (the default): at its own host path, which "
+            "is the working directory, so paths stored in the project (a venv, a build tree, git "
+            "worktree pointers) and Claude Code's per-project history and settings are the same "
+            "inside and out; /workspaces/<dir> is a symlink to it. seed: at /workspaces/<dir> only, "
+            "the working directory there and the host path absent (unless it lies in a directory the "
+            "sandbox shows anyway, such as the host's /tmp); conversations are then kept under "
+            "/workspaces/<dir>, shared by every project with that directory name. "
+            "workspace-path in a policy file sets the same; this option wins."},
     {.name = "--debug", .flag = &Options::debug, .help = "show the sandbox command; verbose log"},
     {.name = "--dry-run", .flag = &Options::dry_run,
      .help = "show the command without running it",

@@ -57,6 +57,8 @@ struct Options {
   bool clear_tmp = false;
   bool allow_protected_writes = false;
   bool nested_sandbox = false;
+  // --workspace-path=host|seed; "" when not given (the policies decide, else host).
+  std::string workspace_path;
   bool debug = false;
   bool dry_run = false;
   bool no_clipboard = false;

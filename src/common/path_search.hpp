@@ -6,7 +6,8 @@
 namespace blaude {
 
 // Relative PATH entries ("" or "bin"): execvp reads them against the cwd; the sandbox probe
-// skips them, because the cwd inside the sandbox (/workspaces/<dir>) is not the host's.
+// skips them, because the cwd inside the sandbox need not be the host's (/workspaces/<dir> in the
+// seed's layout).
 enum class RelativeEntries { FromCwd, Skip };
 
 // A regular file (through symlinks) this process may execute.

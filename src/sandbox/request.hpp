@@ -24,7 +24,7 @@ struct Mount {
 struct NetworkProxy {
   std::vector<std::string> bwrap_args;
   std::vector<std::string> command_prefix;  // ends with "--"; the command follows it
-  std::vector<std::pair<std::string, std::string>> data;  // token → content, for bwrap_args' --ro-bind-data
+  std::vector<std::pair<std::string, std::string>> data = {};  // token → content, for bwrap_args' --ro-bind-data
 };
 // blaude's own binary inside the sandbox (bind-mounted read-only), which starts the command as
 // `kSandboxSelf __exec CMD ARGS...` so that a missing or unrunnable CMD exits 127/126 as it
@@ -65,6 +65,10 @@ struct SandboxRequest {
   bool tmp = false;        // no workspace: run in /tmp
   bool clear_tmp = false;  // an empty tmpfs /tmp instead of the host's
   bool allow_protected_writes = false;
+  // The seed's layout: the workspace at /workspaces/<dir> only (the working directory there, its
+  // host path not mounted). Otherwise (the default) at its own host path, /workspaces/<dir> a
+  // symlink to it.
+  bool seed_workspace = false;
 
   // The program that runs: command[0] ("claude", "claudechic", the --exec word).
   const std::string& program() const {

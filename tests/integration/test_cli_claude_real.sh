@@ -7,7 +7,7 @@
 # against claude started directly.
 # claude is installed where the sandbox hides it by default (/var/cache/.../node_modules/.bin on
 # PATH; /var is a tmpfs inside), so this also checks that blaude runs the user's claude at its own
-# path. Inside, the project is /workspaces/<dir> and HOME a tmpfs with ~/.claude persisting: both
+# path. Inside, the project is at its own path and HOME a tmpfs with ~/.claude persisting: both
 # are read back from claude's own transcript on the host.
 . "$(dirname "$0")/lib.sh"
 
@@ -83,15 +83,15 @@ check_eq "blaude -p exits with claude's status" "$d_rc" "$b_rc"
 check_eq "blaude -p shows claude's message" "$d_out" "$b_out"
 
 # claude's transcript of that -p session, written by claude inside the sandbox to ~/.claude:
-# it persists on the host, under the project key of /workspaces/proj, with bypass mode on.
-# The direct run is the control: its transcript carries the host path.
+# it persists on the host, under the project's own path's key (the project is at its host path
+# inside), with bypass mode on, as the direct run's (the control) does.
 key_host=$(printf '%s' "$T_DIR/proj" | sed 's|[^A-Za-z0-9]|-|g')
-tr_box=$(ls "$T_DIR"/home/.claude/projects/-workspaces-proj/*.jsonl 2>/dev/null | head -1)
+tr_box=$(ls "$T_DIR"/home/.claude/projects/"$key_host"/*.jsonl 2>/dev/null | head -1)
 tr_dir=$(ls "$T_DIR"/homed/.claude/projects/"$key_host"/*.jsonl 2>/dev/null | head -1)
 check "claude's transcript (written in the sandbox) persists in the host's ~/.claude" test -s "$tr_box"
-check "... claude's cwd was /workspaces/proj" grep -q '"cwd":"/workspaces/proj"' "$tr_box"
+check "... claude's cwd was the host path" grep -q "\"cwd\":\"$T_DIR/proj\"" "$tr_box"
 check "... in bypass-permissions mode" grep -q '"permissionMode":"bypassPermissions"' "$tr_box"
-check "... and nothing under the host path key" not test -e "$T_DIR/home/.claude/projects/$key_host"
+check "... and nothing under the seed's /workspaces/proj key" not test -e "$T_DIR/home/.claude/projects/-workspaces-proj"
 check "control: claude run directly records the host path" grep -q "\"cwd\":\"$T_DIR/proj\"" "$tr_dir"
 check "~/.claude is still the user's and 0700" test "$(stat -c '%a %u' "$T_DIR/home/.claude")" = "700 65534"
 
@@ -102,7 +102,7 @@ inside=$(cd "$T_DIR/proj" && as_user "$T_DIR/home" "$BLAUDE" --exec sh -c \
   'echo "home=$HOME pwd=$(pwd)"; ls -A "$HOME" | tr "\n" " "; echo; echo x >"$HOME/tmpfs-file"; echo y >"$HOME/.claude/kept"' \
   </dev/null 2>&1) || true
 log "inside: $inside"
-check "HOME inside is the user's HOME path" grep -q "^home=$T_DIR/home pwd=/workspaces/proj\$" <<<"$inside"
+check "HOME inside is the user's HOME path" grep -q "^home=$T_DIR/home pwd=$T_DIR/proj\$" <<<"$inside"
 check "... a tmpfs: the host's files in HOME are not there" not grep -q host-file <<<"$inside"
 check "... with ~/.claude and ~/.claude.json" grep -q '\.claude \.claude\.json' <<<"$inside"
 check "a file written to ~/.claude inside persists on the host" test "$(cat "$T_DIR/home/.claude/kept" 2>/dev/null)" = y
@@ -192,11 +192,11 @@ check "blaude: claude's farewell reached the pane" wait_screen blaude "didn't st
 tm kill-session -t direct; tm kill-session -t blaude
 
 # 2. A project the user trusted before (claude's own record in ~/.claude.json, which blaude's
-#    merge must keep; inside, the project is /workspaces/proj): the welcome screen with bypass
+#    merge must keep; inside, the project is at its own path): the welcome screen with bypass
 #    mode on, then /exit → 0. (Selecting "Yes" in the menu by keys is racy: keys typed before
 #    claude reads its terminal are flushed.)
 rm -f "$T_DIR"/*.rc
-printf '{"projects": {"/workspaces/proj": {"hasTrustDialogAccepted": true}}, "numStartups": 5}\n' \
+printf '{"projects": {"%s": {"hasTrustDialogAccepted": true}}, "numStartups": 5}\n' "$T_DIR/proj" \
   >"$T_DIR/home/.claude.json"
 chown 65534:65534 "$T_DIR/home/.claude.json"
 start_session blaude "$T_DIR/home" "$T_DIR/proj" "$BLAUDE"
@@ -215,7 +215,7 @@ for n in 1 2 3; do  # retyped if the first keys came before claude read its term
 done
 check_eq "blaude exits 0 after claude's /exit" 0 "$(wait_rc blaude 1)"
 check "onboarding flag set in ~/.claude.json" grep -q '"hasCompletedOnboarding": *true' "$T_DIR/home/.claude.json"
-check "claude's trust record for /workspaces/proj kept" grep -q '"hasTrustDialogAccepted": *true' "$T_DIR/home/.claude.json"
+check "claude's trust record for the project kept" grep -q '"hasTrustDialogAccepted": *true' "$T_DIR/home/.claude.json"
 check_eq "~/.claude.json still 0600 and the user's" "600 65534" "$(stat -c '%a %u' "$T_DIR/home/.claude.json")"
 tm kill-session -t blaude
 
@@ -223,7 +223,7 @@ tm kill-session -t blaude
 #    65534, the kernel's overflow uid, claude inside a user namespace reads its uid as unmapped
 #    and turns cross-session messaging off; a real user's uid is mapped, and that warning goes.)
 mkdir -p "$T_DIR/home4/.claude" "$T_DIR/proj4"
-printf '{"hasCompletedOnboarding": true, "bypassPermissionsModeAccepted": true, "projects": {"/workspaces/proj4": {"hasTrustDialogAccepted": true}}}\n' \
+printf '{"hasCompletedOnboarding": true, "bypassPermissionsModeAccepted": true, "projects": {"%s": {"hasTrustDialogAccepted": true}}}\n' "$T_DIR/proj4" \
   >"$T_DIR/home4/.claude.json"
 chmod 600 "$T_DIR/home4/.claude.json"
 chown -R 1000:1000 "$T_DIR/home4" "$T_DIR/proj4"

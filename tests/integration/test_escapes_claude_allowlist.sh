@@ -14,7 +14,7 @@ need_sandbox
 sandbox_dirs
 BW=/usr/bin
 C="$H/.claude"
-P=/workspaces/ws  # the workspace as claude inside sees it: its key in ~/.claude.json
+P="$WS"  # the workspace as claude inside sees it (its own path): its key in ~/.claude.json
 
 fresh() {
   rm -rf "$H" "$WS"

@@ -103,7 +103,7 @@ check "B: the grants come before the protected paths (lines ${grant_line:-?} < $
 # buggy parser would emit for the ignored grant: the project's .git writable at the workspace),
 # placed among the grants ("grants") or after the protected paths, just before the environment
 # ("wrong"), run in sh as printed.
-W=/workspaces/$(basename "$P")
+W=$P  # the project inside, at its own path
 sb() {
   local p at extra="  --bind $P/.git $W/.git \\"
   p=$(plan "$2")

@@ -118,15 +118,18 @@ for bw in "${BWRAPS[@]}"; do
   check_eq "bwrap $v: a commit in the linked worktree lands too" x "$(git -c safe.directory='*' -C "$W/wt" show HEAD:f 2>&1)"
 
   # Class 4: the workspace under /tmp is also writable through /tmp itself. Through that alias it
-  # can be neither renamed and replaced, nor its protected files written.
+  # can be neither renamed and replaced, nor its protected files written. At its host path the
+  # workspace is a mount point (it cannot be renamed at all): the dir above it is the target then.
   for mode in attack control; do
-    W="$T_DIR/alias-$mode-$v/proj"
-    mkdir -p "$(dirname "$W")" && make_ws "$W" "alias-$mode-$v" && chown 65534:65534 "$(dirname "$W")"
-    a="echo evil >>$W/.git/config; mv $W $W.orig && mkdir -p $W/.git/hooks && echo evil >$W/.git/hooks/pre-commit; true"
+    W="$T_DIR/alias-$mode-$v/sub/proj"
+    mkdir -p "$(dirname "$W")" && make_ws "$W" "alias-$mode-$v" && chown 65534:65534 "$T_DIR/alias-$mode-$v" "$(dirname "$W")"
+    D=$(dirname "$W")
+    a="echo evil >>$W/.git/config; { mv $W $W.orig || mv $D $D.orig; } && mkdir -p $W/.git/hooks && echo evil >$W/.git/hooks/pre-commit; true"
     if [ $mode = attack ]; then run "$bw" "$W" -- "$a"; else run "$bw" "$W" --allow-protected-writes -- "$a"; fi
     if [ $mode = attack ]; then
       check "bwrap $v: .git/config cannot be written through the /tmp alias" not grep -q evil "$W/.git/config"
       check "bwrap $v: the workspace cannot be renamed through the /tmp alias" not test -e "$W.orig"
+      check "bwrap $v: nor the dir above it" not test -e "$D.orig"
       check "bwrap $v: no planted hook in the workspace's place" not test -e "$W/.git/hooks/pre-commit"
     else
       check "bwrap $v, control: the workspace can be renamed and replaced through /tmp" test -e "$W/.git/hooks/pre-commit"
@@ -135,12 +138,13 @@ for bw in "${BWRAPS[@]}"; do
   # ... and through a -m PARENT:rw mount.
   for mode in attack control; do
     P="$T_DIR/parent-$mode-$v"
-    W="$P/proj"
-    mkdir -p "$P" && make_ws "$W" "parent-$mode-$v" && chown 65534:65534 "$P"
-    a="mv $W $W.orig && mkdir -p $W/.git/hooks && echo evil >$W/.git/hooks/pre-commit; true"
+    W="$P/sub/proj"
+    mkdir -p "$P/sub" && make_ws "$W" "parent-$mode-$v" && chown 65534:65534 "$P" "$P/sub"
+    a="{ mv $W $W.orig || mv $P/sub $P/sub.orig; } && mkdir -p $W/.git/hooks && echo evil >$W/.git/hooks/pre-commit; true"
     if [ $mode = attack ]; then run "$bw" "$W" --clear-tmp -m "$P:rw" -- "$a"; else run "$bw" "$W" --clear-tmp -m "$P:rw" --allow-protected-writes -- "$a"; fi
     if [ $mode = attack ]; then
       check "bwrap $v: the workspace cannot be renamed through a -m PARENT:rw mount" not test -e "$W.orig"
+      check "bwrap $v: nor the dir above it" not test -e "$P/sub.orig"
     else
       check "bwrap $v, control: it can be without protection" test -e "$W/.git/hooks/pre-commit"
     fi

@@ -178,8 +178,8 @@ for bw in "${BWRAPS[@]}"; do
     # The baseline: a `.git` file naming nothing there; every hostile one must mount the same.
     mkdir -p "$D/ws0" && echo "gitdir: $D/nothing/.git/worktrees/x" >"$D/ws0/.git" && chown -R 65534:65534 "$D/ws0"
     run "hostile0-$tag" "$bw" "$D/ws0" -- "git status >/dev/null 2>&1 && echo git-ok; $list_mounts"
-    mounts_of() { sed -n 's/^MNT //p' "$T_DIR/$1.out" | sed 's|^/workspaces/ws[0-9]*|/workspaces/W|' | sort; }
-    check "bwrap $tag: the baseline lists its mounts" grep -q '^MNT /workspaces/ws0$' "$T_DIR/hostile0-$tag.out"
+    mounts_of() { sed -n 's/^MNT //p' "$T_DIR/$1.out" | sed "s|^$D/ws[0-9]*|/W|" | sort; }
+    check "bwrap $tag: the baseline lists its mounts" grep -q "^MNT $D/ws0\$" "$T_DIR/hostile0-$tag.out"
     i=0
     for h in "${hostile[@]}"; do
       IFS='|' read -r what where line <<<"$h"

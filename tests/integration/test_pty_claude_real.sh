@@ -13,7 +13,7 @@ CLAUDE_BIN=$("$BLAUDE_SRC/scripts/install-test-claude.sh") || missing "Claude Co
 USER_PATH="$(dirname "$CLAUDE_BIN"):/usr/local/bin:/usr/bin:/bin"
 mkdir -p "$T_DIR/home" "$T_DIR/proj" "$T_DIR/state"
 # The welcome screen at once: the project trusted (blaude writes the onboarding flags itself).
-printf '{"projects": {"/workspaces/proj": {"hasTrustDialogAccepted": true}}, "numStartups": 5}\n' \
+printf '{"projects": {"%s": {"hasTrustDialogAccepted": true}}, "numStartups": 5}\n' "$T_DIR/proj" \
   >"$T_DIR/home/.claude.json"
 chown -R 65534:65534 "$T_DIR/home" "$T_DIR/proj" "$T_DIR/state"
 P="$T_DIR/proj"  # the pane's shell runs as uid 65534: its files go where it may write

@@ -136,7 +136,7 @@ fresh_ws
 ln -s "$H/.ssh/id_ed25519" "$WS/planted-link"
 ln -s "$H/.ssh/id_ed25519" "$WS/.zshrc"  # a protected name as a link: must not be bound
 chown -h $NOBODY:$NOBODY "$WS/planted-link" "$WS/.zshrc"
-rel_up=$(realpath -m --relative-to=/workspaces/proj "$H/.ssh/id_ed25519")
+rel_up=$(realpath -m --relative-to="$WS" "$H/.ssh/id_ed25519")
 out=$(sb -- "cat '$H/.ssh/id_ed25519'; cat planted-link; cat .zshrc; cat '$rel_up';
   ln '$H/.ssh/id_ed25519' hardlink && cat hardlink; true" 2>&1)
 check "no ~/.ssh key directly, via a planted link, a linked protected name, .. or a hardlink" \

@@ -19,7 +19,12 @@ after=$(find "$H" "$WS" -printf '%p %s %T@\n' | sort)
 check_eq "--dry-run changes nothing in HOME or the workspace" "$before" "$after"
 check "--dry-run prints the bwrap command" grep -q '^/usr/bin/bwrap \\$' <<<"$out"
 check "one option group per line" grep -q "^  --ro-bind /usr /usr \\\\$" <<<"$out"
-check "the protected config is in the plan" grep -q "^  --ro-bind .*s dir/.git/config' /workspaces/my_proj_s_dir/.git/config \\\\$" <<<"$out"
+check "the protected config is in the plan, at the project's own path" grep -q "^  --ro-bind .*s dir/.git/config' '.*s dir/.git/config' \\\\$" <<<"$out"
+check "the project's own path is the working directory, /workspaces/<dir> a link to it" \
+  grep -q "^  --symlink .*s dir' /workspaces/my_proj_s_dir \\\\$" <<<"$out"
+seed_out=$(drv --dry-run --workspace-path=seed --exec true 2>/dev/null)
+check "--workspace-path=seed: the protected config at /workspaces/<dir>" grep -q "^  --ro-bind .*s dir/.git/config' /workspaces/my_proj_s_dir/.git/config \\\\$" <<<"$seed_out"
+check "--workspace-path=seed: the working directory there" grep -q "^  --chdir /workspaces/my_proj_s_dir \\\\$" <<<"$seed_out"
 # The command starts through blaude's exec shim (exit 127/126 for a missing/unrunnable CMD).
 check "the command comes last" grep -q "^  -- $SHIM printf '%s|' 'it'\\\\''s' 'a b'$" <<<"$out"
 

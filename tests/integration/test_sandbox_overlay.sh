@@ -102,9 +102,9 @@ check "dry-run: the npm cache is a write-discarding overlay" \
   grep -q -- "--overlay-src $H/.npm --tmp-overlay $H/.npm " <<<"$plan"
 # Protected dirs are read-only (blaude mounts them itself, by descriptor; the dry-run shows the
 # equivalent bwrap options), not write-discarding overlays: see docs/PERFORMANCE.md.
-check "dry-run: .git/hooks is read-only at /workspaces" \
-  grep -q -- "--ro-bind $WS/.git/hooks /workspaces/proj/.git/hooks" <<<"$plan"
-check "dry-run: .git/hooks is read-only at its /tmp path too" \
+check "dry-run: the project at its own path, /workspaces/proj a link to it" \
+  grep -q -- "--symlink $WS /workspaces/proj" <<<"$plan"
+check "dry-run: .git/hooks is read-only at its own path" \
   grep -q -- "--ro-bind $WS/.git/hooks $WS/.git/hooks" <<<"$plan"
 check "dry-run: ~/.config/git stays read-only on top" \
   grep -q -- "--ro-bind $H/.config/git $H/.config/git " <<<"$plan"

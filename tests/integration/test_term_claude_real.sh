@@ -14,8 +14,8 @@ log "claude: $(as_nobody env HOME="$T_DIR" "$CLAUDE_BIN" --version 2>/dev/null)"
 
 mkdir -p "$T_DIR/home" "$T_DIR/proj" "$T_DIR/homed" "$T_DIR/projd" "$T_DIR/state"
 # Both start at the welcome screen: onboarding done, the project trusted (blaude writes the
-# onboarding flags itself; inside, the project is /workspaces/proj).
-printf '{"projects": {"/workspaces/proj": {"hasTrustDialogAccepted": true}}, "numStartups": 5}\n' \
+# onboarding flags itself; inside, the project is at its own path).
+printf '{"projects": {"%s": {"hasTrustDialogAccepted": true}}, "numStartups": 5}\n' "$T_DIR/proj" \
   >"$T_DIR/home/.claude.json"
 printf '{"hasCompletedOnboarding": true, "bypassPermissionsModeAccepted": true, "projects": {"%s": {"hasTrustDialogAccepted": true}}}\n' \
   "$T_DIR/projd" >"$T_DIR/homed/.claude.json"

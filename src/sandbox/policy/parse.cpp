@@ -246,6 +246,16 @@ PolicyResult parse_policy(std::string_view text, const std::string& origin_file,
       r.policy.ssh_keys.push_back({std::string(arg), origin});
       continue;
     }
+    if (verb == "workspace-path") {
+      if (arg != "host" && arg != "seed") {
+        err("workspace-path takes host (the project at its own path) or seed (at /workspaces/<dir> only)");
+        continue;
+      }
+      if (!r.policy.workspace_path.empty()) { err("workspace-path is said twice (first at " + r.policy.workspace_path_origin + ")"); continue; }
+      r.policy.workspace_path = std::string(arg);
+      r.policy.workspace_path_origin = origin;
+      continue;
+    }
     if (verb == "allow-read") access = Access::Read;
     else if (verb == "allow-write") access = Access::Write;
     else if (verb == "allow-exec") access = Access::Exec;

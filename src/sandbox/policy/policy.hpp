@@ -10,6 +10,8 @@
 //   no-default-domains    (user policy only) proxy mode without the provider's default hosts
 //   ssh-agent             (user policy only) every session gets the signing-only ssh-agent
 //   ssh-key KEY           (user policy only) a key that agent may use: SHA256:... or its comment
+//   nested-sandbox        (user policy only) namespaces for programs inside
+//   workspace-path L      where the project is inside: host (its own path) or seed (/workspaces/<dir>)
 // PATH starts with "~/" (home), "./" (project root) or "/" (absolute). Everything after the
 // first blank of the directive is the path, so paths may contain spaces.
 #pragma once
@@ -58,6 +60,8 @@ struct Policy {
     std::string origin;  // "file:line"
   };
   std::vector<SshKey> ssh_keys;
+  std::string workspace_path;         // `workspace-path host|seed`: the value ("" when not said)
+  std::string workspace_path_origin;  // where it was said
 };
 
 struct PolicyResult {

@@ -149,6 +149,11 @@ GateResult load_policies(const GateRequest& req) {
   return r;
 }
 
+bool seed_workspace(const std::string& flag, const LoadedPolicies& loaded) {
+  if (!flag.empty()) return flag == "seed";
+  return loaded.user.workspace_path == "seed" || loaded.project.workspace_path == "seed";
+}
+
 bool is_trusted(const GateRequest& req, const LoadedPolicies& loaded) {
   if (loaded.project_file.empty()) return true;
   std::string err;
@@ -195,7 +200,7 @@ GateResult run_trust_gate(const GateRequest& req) {
   const PolicyContext ctx{req.home, req.project_root, req.path_dirs, req.config_dir};
   const Grants resolved = resolve_grants(project_grants, ctx).grants;
   if (!tty_write(tty.get(), trust_prompt(L.project_file, check, project_grants, L.project.notes, L.project_text,
-                                         resolved)))
+                                         resolved, seed_workspace(req.workspace_path, L))))
     return error("cannot write to " + req.tty_path, "run blaude from a terminal");
   const std::string reply = tty_read_line(tty.get());
   if (!is_yes(reply)) {

@@ -18,6 +18,7 @@ struct GateRequest {
   std::string config_dir;              // e.g. $HOME/.config/blaude
   std::vector<std::string> path_dirs;  // host PATH, split
   bool trust_policy = false;           // --trust-policy: trust this run without asking
+  std::string workspace_path;          // --workspace-path (host|seed), "" when not given
   std::string tty_path = "/dev/tty";   // where the question is asked: the controlling terminal
 };
 
@@ -46,6 +47,10 @@ struct GateResult {
 // The request for this host: project root = the current directory (resolved), home = $HOME
 // (resolved), config dir = $XDG_CONFIG_HOME/blaude or ~/.config/blaude, PATH split.
 GateRequest gate_request(const HostEnv& host, bool trust_policy);
+
+// The layout in effect: --workspace-path when given, else seed when either policy file says
+// `workspace-path seed` (the layout that shows less), else host.
+bool seed_workspace(const std::string& flag, const LoadedPolicies& loaded);
 
 // Identifies blaude's base policy (protected paths, toolchain table): trust given under another
 // base is asked again.

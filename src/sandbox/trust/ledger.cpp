@@ -138,7 +138,8 @@ std::string quote_policy_text(std::string_view text, size_t max_lines) {
 }
 
 std::string trust_prompt(const std::string& file, const TrustCheck& check, const Grants& grants,
-                         const std::vector<std::string>& notes, std::string_view text, const Grants& resolved) {
+                         const std::vector<std::string>& notes, std::string_view text, const Grants& resolved,
+                         bool seed_workspace) {
   std::string out;
   switch (check.state) {
     case TrustState::New: out += "blaude: new project policy: " + file + "\n"; break;
@@ -162,6 +163,8 @@ std::string trust_prompt(const std::string& file, const TrustCheck& check, const
     out += "Compared with what you trusted before:\n";
     out += format_diff(diff_grants(check.previous->grants, grants));
   }
+  out += seed_workspace ? "The project is at /workspaces/<dir> in the sandbox, its own path not shown (workspace-path seed).\n"
+                        : "The project is at its own path in the sandbox, /workspaces/<dir> a link to it (workspace-path host).\n";
   out += "Whatever it says:\n" + protected_summary() + session_guards_summary();
   out += "blaude: apply this policy? [y/N] ";
   return out;

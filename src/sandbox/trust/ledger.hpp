@@ -45,9 +45,11 @@ void record_trust(Ledger& ledger, TrustEntry entry);
 // Everything the user sees before the question, and the question itself: the file's own text
 // (quoted, see quote_policy_text), the grants it makes as written, and, when symlinks on this
 // host send a grant elsewhere, the resolved paths that will really apply.
+// `seed_workspace`: the layout in effect (workspace-path seed: the project at /workspaces/<dir>
+// only), said in one line.
 std::string trust_prompt(const std::string& file, const TrustCheck& check, const Grants& grants,
                          const std::vector<std::string>& notes = {}, std::string_view text = {},
-                         const Grants& resolved = {});
+                         const Grants& resolved = {}, bool seed_workspace = false);
 
 // The policy file's text as the prompt shows it: every line prefixed with "  | ", anything a
 // terminal could act on (control characters, escape sequences, C1, invalid UTF-8) shown as

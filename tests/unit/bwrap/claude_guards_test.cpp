@@ -49,9 +49,9 @@ TEST_CASE("claude guards: hooks dir and named scripts read-only, plugins an over
   CHECK(mount_at(p, kC + "/local")->kind == InnerKind::ReadOnly);
   CHECK_FALSE(mount_at(p, kC + "/hooks/inside.sh"));  // inside the read-only hooks dir already
   // The project's hook script's directory (modules beside it are code too), at the workspace's
-  // own bind; the script is inside it.
-  REQUIRE(mount_at(p, "/workspaces/proj/.claude/hooks"));
-  CHECK(mount_at(p, "/workspaces/proj/.claude/hooks")->kind == InnerKind::ReadOnly);
+  // own bind (at its host path); the script is inside it.
+  REQUIRE(mount_at(p, "/home/u/proj/.claude/hooks"));
+  CHECK(mount_at(p, "/home/u/proj/.claude/hooks")->kind == InnerKind::ReadOnly);
   CHECK_FALSE(mount_at(p, "/usr/local/bin/outside"));  // not writable from inside: nothing to do
   CHECK(has(p.argv, {"--overlay-src", kC + "/plugins", "--tmp-overlay", kC + "/plugins"}));
   // Under --tmp (no workspace) ~/.claude is still writable: its guards stay.

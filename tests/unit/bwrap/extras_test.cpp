@@ -273,7 +273,7 @@ TEST_CASE("files and dirs named by environment variables", "[sandbox]") {
   CHECK(warned(p, "CLAUDE_CODE_WORKSPACE_STATE_DIR"));
   // After $HOME's tmpfs (or it would hide them) and before the workspace.
   CHECK(find(a, {"--tmpfs", "/home/u"}) < find(a, {"--ro-bind", "/home/u/env.sh"}));
-  CHECK(find(a, {"--bind", "/srv/plugin-data"}) < find(a, {"--chdir", "/workspaces/proj"}));
+  CHECK(find(a, {"--bind", "/srv/plugin-data"}) < find(a, {"--chdir", "/home/u/proj"}));
   // The probe asks about exactly these paths.
   auto poi = paths_of_interest(f);
   for (const char* want : {"/home/u/env.sh", "/srv/logs", "/srv/seed2", "/opt/wrap/bin/wrap"})
@@ -285,7 +285,16 @@ TEST_CASE("a writable env dir containing the workspace is protected there too", 
   f.env["CLAUDE_CODE_WORKSPACE_DIR"] = "/home/u/proj";
   put(f, "/home/u/proj", Kind::Dir);
   f.ws.hits.push_back({".bashrc", fact(Kind::File, "/home/u/proj/.bashrc")});
-  auto a = run(f).argv;
+  // At its host path the workspace's own bind is that very path: the env dir's bind of it goes.
+  auto p = run(f);
+  // --bind SRC DST once, --symlink /home/u/proj /workspaces/proj, --chdir /home/u/proj
+  CHECK(std::count(p.argv.begin(), p.argv.end(), "/home/u/proj") == 4);
+  CHECK(has(p.argv, {"--ro-bind", "/home/u/proj/.bashrc", "/home/u/proj/.bashrc"}));
+  CHECK(has(p.notes, {"/home/u/proj is in the project, which is mounted there writable already"}));
+  // In the seed's layout: writable at both paths, protected at both.
+  SandboxRequest seed;
+  seed.seed_workspace = true;
+  auto a = run(f, seed).argv;
   CHECK(has(a, {"--bind", "/home/u/proj", "/home/u/proj"}));
   CHECK(has(a, {"--ro-bind", "/home/u/proj/.bashrc", "/home/u/proj/.bashrc"}));
   CHECK(has(a, {"--ro-bind", "/home/u/proj/.bashrc", "/workspaces/proj/.bashrc"}));

@@ -7,7 +7,7 @@
 //
 // BLAUDE_GOLDEN_DUMP=DIR writes each case's text to DIR/<case>.txt (dump before and after a
 // change and diff the two dirs to review what moved); BLAUDE_GOLDEN_UPDATE=1 rewrites the golden
-// file from the current code.
+// file from the current code; BLAUDE_GOLDEN_SEED=1 plans in the seed's layout (review only).
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -166,6 +166,10 @@ TEST_CASE("plan golden: every plan of the matrix is what it was", "[sandbox][pla
   }
   const char* dump = std::getenv("BLAUDE_GOLDEN_DUMP");
   const bool update = std::getenv("BLAUDE_GOLDEN_UPDATE") != nullptr;
+  // BLAUDE_GOLDEN_SEED=1: every plan in the seed's layout (--workspace-path=seed), for review: a
+  // dump of it beside one of the default layout shows exactly what the host path changes.
+  const bool seed = std::getenv("BLAUDE_GOLDEN_SEED") != nullptr;
+  if (seed && update) FAIL("BLAUDE_GOLDEN_SEED is for review; the golden file holds the default layout");
   if (!update) REQUIRE_FALSE(want.empty());
   PlanInputs in;
   in.env = {{"HOME", "/home/u"}, {"PATH", "/usr/bin"}};
@@ -198,6 +202,7 @@ TEST_CASE("plan golden: every plan of the matrix is what it was", "[sandbox][pla
               vs[vi].second(f);
               SandboxRequest req;
               xs[xi].set(req, f);
+              req.seed_workspace = seed;
               identify_paths(f);
               if (form == 1) f = pending_host(f);
               std::string text;

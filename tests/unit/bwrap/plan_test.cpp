@@ -24,7 +24,13 @@ namespace {
 // A typical merged-/usr host: uid 1000, HOME /home/u, workspace /home/u/proj, bwrap 0.9+.
 HostFacts host() { return typical_host(); }
 
-SandboxRequest opts() { return SandboxRequest{}; }
+// The seed's layout (/workspaces/<dir>): what these cases were written against; the host layout
+// has its own cases ("the workspace at its host path").
+SandboxRequest opts() {
+  SandboxRequest r;
+  r.seed_workspace = true;
+  return r;
+}
 
 PlanInputs inputs() {
   PlanInputs in;
@@ -663,4 +669,109 @@ TEST_CASE("leaf binds: the helper's where it runs, bwrap's otherwise", "[sandbox
   p = plan(opts(), h, inputs());
   CHECK(has(p.argv, {"--bind", "/home/u/proj", "/workspaces/proj"}));
   for (const auto& m : p.inner_mounts) CHECK((m.kind != InnerKind::Bind && m.kind != InnerKind::RoBind));
+}
+
+// The default layout: the project at its own path, the working directory there, /workspaces/<dir>
+// a link to it in bwrap's root (one path to protect).
+TEST_CASE("the workspace at its host path", "[sandbox][hostpath]") {
+  SandboxRequest host_layout;
+  const std::string S = "/home/u/proj";
+  auto f = host();
+  add_git(f, ".git", Kind::Dir);
+  identify_all(f);
+  auto a = plan(host_layout, f, inputs()).argv;
+  CHECK(has(a, {"--bind", S, S}));
+  CHECK(has(a, {"--symlink", S, "/workspaces/proj"}));
+  CHECK(has(a, {"--chdir", S}));
+  CHECK(has(a, {"--ro-bind", S + "/.git/config", S + "/.git/config"}));
+  CHECK(has(a, {"--ro-bind", S + "/.git/hooks", S + "/.git/hooks"}));
+  // Nothing is mounted below /workspaces: the link leads into the protected bind.
+  for (const auto& w : a) CHECK(w.rfind("/workspaces/proj/", 0) == std::string::npos);
+  CHECK(find(a, {"--bind", S, S}) < find(a, {"--ro-bind", S + "/.git/config", S + "/.git/config"}));
+
+  SECTION("two projects of the same name: two working directories") {
+    auto g = host();
+    g.cwd = "/home/u/other/proj";
+    CHECK(has(plan(host_layout, g, inputs()).argv, {"--chdir", "/home/u/other/proj"}));
+    CHECK(has(plan(host_layout, host(), inputs()).argv, {"--chdir", "/home/u/proj"}));
+  }
+  SECTION("any character in the path, as it is") {
+    auto g = host();
+    g.cwd = "/home/u/my proj\nx";
+    auto b = plan(host_layout, g, inputs()).argv;
+    CHECK(has(b, {"--chdir", "/home/u/my proj\nx"}));
+    CHECK(has(b, {"--symlink", "/home/u/my proj\nx", "/workspaces/my_proj_x"}));
+  }
+  SECTION("under the host's /tmp: the workspace's own bind is the /tmp alias, no mirror, no second copy") {
+    auto g = host();
+    g.cwd = "/tmp/work/proj";
+    add_git(g, ".git", Kind::Dir);
+    identify_all(g);
+    g.inner_mounts = true;
+    auto p = plan(host_layout, g, inputs());
+    size_t config = 0, mirrors = 0, ws_pins = 0, parent_pins = 0;
+    for (const auto& m : p.inner_mounts) {
+      config += m.path == "/tmp/work/proj/.git/config";
+      mirrors += m.kind == InnerKind::Mirror;
+      ws_pins += m.kind == InnerKind::Pin && m.path == "/tmp/work/proj";
+      parent_pins += m.kind == InnerKind::Pin && m.path == "/tmp/work";
+    }
+    CHECK(config == 1);
+    CHECK(mirrors == 0);
+    CHECK(ws_pins == 0);
+    CHECK(parent_pins == 1);  // /tmp/work cannot be renamed away with the project in it
+    CHECK(check_inner_mounts(p.inner_mounts).empty());
+    // As bwrap options: the guards once; the pin above the project cannot be made (a bwrap bind
+    // of the host's /tmp/work would hide the project's bind below it), and that is said.
+    g.inner_mounts = false;
+    auto b = plan(host_layout, g, inputs());
+    CHECK(std::count(b.argv.begin(), b.argv.end(), "/tmp/work/proj/.git/config") == 2);  // one --ro-bind SRC DST
+    CHECK_FALSE(has(b.argv, {"--bind", "/tmp/work", "/tmp/work"}));
+    CHECK(std::any_of(b.warnings.begin(), b.warnings.end(), [](const std::string& w) { return w.find("/tmp/work is not pinned") == 0; }));
+  }
+  SECTION("a project in a dir the sandbox mounts itself is refused, the seed's layout named") {
+    for (std::string cwd : {"/proc/1/cwd", "/sys/x", "/dev/shm/x", "/run/blaude/x"}) {
+      auto g = host();
+      g.cwd = cwd;
+      INFO(cwd);
+      try {
+        plan(host_layout, g, inputs());
+        FAIL("not refused");
+      } catch (const PlanError& e) {
+        CHECK(std::string(e.hint).find("--workspace-path=seed") != std::string::npos);
+      }
+      CHECK_NOTHROW(plan(opts(), g, inputs()));  // control: the seed's layout takes it
+    }
+    auto g = host();
+    g.cwd = "/home/u/.config";  // holds ~/.config/git's read-only bind
+    put(g, "/home/u/.config", Kind::Dir);
+    CHECK_THROWS_AS(plan(host_layout, g, inputs()), PlanError);
+  }
+  SECTION("your home with --allow-protected-writes: at /workspaces/<dir> only, said") {
+    auto g = host();
+    g.cwd = "/home/u";
+    SandboxRequest o;
+    o.allow_protected_writes = true;
+    auto p = plan(o, g, inputs());
+    CHECK(has(p.argv, {"--chdir", "/workspaces/u"}));
+    CHECK_FALSE(has(p.argv, {"--bind", "/home/u", "/home/u"}));
+    CHECK(std::any_of(p.notes.begin(), p.notes.end(), [](const std::string& n) { return n.find("/workspaces/u only") != std::string::npos; }));
+  }
+  SECTION("no link where it would be part of the project") {
+    for (std::string cwd : {"/workspaces/proj", "/workspaces", "/workspaces/proj/proj"}) {
+      auto g = host();
+      g.cwd = cwd;
+      INFO(cwd);
+      auto b = plan(host_layout, g, inputs()).argv;
+      CHECK(has(b, {"--chdir", cwd}));
+      CHECK_FALSE(has(b, {"--symlink", cwd}));
+    }
+  }
+  SECTION("the seed's layout: the host path is not mounted") {
+    auto p = plan(opts(), f, inputs()).argv;
+    CHECK(has(p, {"--bind", S, "/workspaces/proj"}));
+    CHECK(has(p, {"--chdir", "/workspaces/proj"}));
+    CHECK_FALSE(has(p, {"--bind", S, S}));
+    CHECK_FALSE(has(p, {"--symlink", S, "/workspaces/proj"}));
+  }
 }

@@ -230,3 +230,10 @@ TEST_CASE("cases a declarative parser cannot express", "[cli]") {
   CHECK(mixed.ssh);
   CHECK(mixed.claude_args == Args{"-c", "--model", "opus", "-p", "hi"});
 }
+
+TEST_CASE("the workspace-path option takes host or seed") {
+  CHECK(ok({"--workspace-path=seed"}).workspace_path == "seed");
+  CHECK(ok({"--workspace-path", "host", "-c"}).workspace_path == "host");
+  CHECK(ok({"-c"}).workspace_path.empty());
+  CHECK(err({"--workspace-path=/workspaces"}) == "--workspace-path: '/workspaces' is not a layout");
+}

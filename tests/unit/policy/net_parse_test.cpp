@@ -49,3 +49,20 @@ TEST_CASE("policy net: destinations sort between writes and reads", "[net]") {
   auto d = diff_grants({}, g);
   CHECK(format_diff(d).find("  + net    a.example") != std::string::npos);
 }
+
+TEST_CASE("policy: workspace-path host|seed", "[policy]") {
+  auto r = parse("workspace-path seed\n");
+  REQUIRE(r.ok());
+  CHECK(r.policy.workspace_path == "seed");
+  CHECK(r.policy.workspace_path_origin == "/p/.blaude:1");
+  CHECK(parse("workspace-path host\n").policy.workspace_path == "host");
+  CHECK(parse("# nothing\n").policy.workspace_path.empty());
+  for (const char* bad : {"workspace-path\n", "workspace-path /workspaces\n", "workspace-path Seed\n"}) {
+    auto b = parse(bad);
+    REQUIRE(b.errors.size() == 1);
+    CHECK(b.errors[0].why.find("workspace-path takes host") == 0);
+  }
+  auto twice = parse("workspace-path seed\nworkspace-path host\n");
+  REQUIRE(twice.errors.size() == 1);
+  CHECK(twice.errors[0].line == 2);
+}

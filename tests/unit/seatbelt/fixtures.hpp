@@ -34,15 +34,18 @@ inline SeatbeltHost mac_host() {
   h.user = "alice";
   h.darwin_temp = kTemp;
   h.darwin_cache = "/private/var/folders/xy/abc123/C";
-  h.tmpdir_env = std::string(kTemp) + "/";
+  // (Appended, not `std::string(kTemp) + "/"`: GCC 12 at -O1 warns -Warray-bounds falsely on
+  // that temporary in some translation units, and CI builds with -Werror.)
+  h.tmpdir_env = kTemp;
+  h.tmpdir_env += '/';
   h.developer_dirs = {"/Library/Developer/CommandLineTools"};
   h.program = "claude";
   h.program_found = "/Users/alice/.local/bin/claude";
   h.program_real = "/Users/alice/.local/share/claude/versions/2.1.3";
   h.claude_config_dir = "/Users/alice/.claude";
   // What the workspace scan finds in a plain repository.
-  h.protect = {{std::string(kProject) + "/.git/config", false, "config"},
-               {std::string(kProject) + "/.git/hooks", true, "hooks"}};
+  const std::string project = kProject;
+  h.protect = {{project + "/.git/config", false, "config"}, {project + "/.git/hooks", true, "hooks"}};
   return h;
 }
 

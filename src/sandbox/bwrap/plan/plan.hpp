@@ -39,7 +39,8 @@ gid_t sandbox_gid(const HostFacts& facts);
 std::vector<std::string> wsl_warning(const std::string& osrelease, const std::string& proc_version,
                                      const std::string& cwd);
 
-// /workspaces/<name> for a workspace dir (unsafe characters become '_').
+// /workspaces/<name> for a workspace dir (unsafe characters become '_'): the workspace in the seed's
+// layout, a link to it in the host layout.
 std::string workspace_dest(const std::string& cwd);
 
 }  // namespace blaude::sandbox::bwrap

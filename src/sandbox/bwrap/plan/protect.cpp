@@ -87,6 +87,61 @@ void collect(Builder& b) {
     b.p.warnings.push_back("could not read " + u + ": repositories in it are not protected");
 }
 
+// The host layout: the workspace bind lands at its own path, after the system, $HOME, the tool
+// dirs and the grants. What was mounted below that path would be hidden by it: a bind of a host
+// path at its own place inside the workspace (the program run, a -m or policy dir in the project)
+// shows nothing the workspace bind does not show, and goes; anything else there (blaude's own
+// mounts, ~/.config's overlay with the workspace at ~/.config) cannot be put below the
+// workspace, and neither can a workspace inside a path the sandbox keeps read-only (Claude Code's
+// skills, blaude's config): refused, the seed's layout named as the way out.
+bool seed_layout(const Builder& b) { return b.req.seed_workspace || is_under(b.f.home_real, b.f.cwd); }
+
+void at_host_path(Builder& b, const std::string& seed) {
+  const std::string& cwd = b.f.cwd;
+  const std::string fix = "Run blaude --workspace-path=seed here (the project at " + seed +
+                          " only), or start it in another directory.";
+  for (const char* own : {"/proc", "/sys", "/dev", "/run/blaude"})
+    if (is_under(cwd, own))
+      throw PlanError("the project's path " + cwd + " is inside " + own + ", which the sandbox mounts itself", fix);
+  std::vector<std::string> gone;
+  std::erase_if(b.ops, [&](const MountOp& op) {
+    if (op.kind == OpKind::Option || op.kind == OpKind::Dir || op.dest.empty()) return false;
+    const std::string dst = normalize(op.dest);
+    if (!is_under(dst, cwd)) return false;
+    const bool bind = op.kind == OpKind::Bind || op.kind == OpKind::RoBind || op.kind == OpKind::BindTry;
+    if (bind && normalize(op.source) == dst) {
+      gone.push_back(dst);
+      return true;
+    }
+    throw PlanError("the project's path " + cwd + " holds " + dst + ", which the sandbox mounts itself (" +
+                        option_name(op.kind) + ")",
+                    fix);
+  });
+  std::erase_if(b.rw_binds, [&](const auto& rb) {
+    return std::find(gone.begin(), gone.end(), rb.second) != gone.end();
+  });
+  for (const auto& d : gone) b.p.notes.push_back(d + " is in the project, which is mounted there writable already");
+  for (const auto* list : {&b.claude_guards, &b.always_guards})
+    for (const auto& g : *list)
+      if (is_under(cwd, g.path))
+        throw PlanError("the project's path " + cwd + " is inside " + g.path + ", which the sandbox keeps read-only (" +
+                            g.why + ")",
+                        fix);
+}
+
+// /workspaces/<dir>: a link to the workspace in bwrap's own root, so the seed's path leads to the
+// same directory with the protections on one path. Not where the link would be part of the
+// workspace itself (a project at /workspaces, or one of whose own path the link would be part)
+// or where a host dir shows /workspaces (the link would be made on the host).
+void seed_link(Builder& b, const std::string& seed) {
+  const std::string& cwd = b.f.cwd;
+  if (seed == cwd || is_under(cwd, seed) || is_under(seed, cwd) || !source_at(b.ops, "/workspaces").empty()) {
+    if (seed != cwd) b.p.notes.push_back(seed + " does not lead to the project in this sandbox (the project is at " + cwd + ")");
+    return;
+  }
+  b.add(OpKind::Symlink, cwd, seed);
+}
+
 }  // namespace
 
 void add_workspace(Builder& b) {
@@ -94,8 +149,15 @@ void add_workspace(Builder& b) {
   if (!b.req.allow_protected_writes && is_under(f.home_real, f.cwd))
     throw PlanError("refusing to use your home directory (or a parent of it) as the workspace: " + f.cwd,
                     "Use a subdirectory instead, --tmp, or --allow-protected-writes to override.");
-  const std::string w = workspace_dest(f.cwd);
+  const std::string seed = workspace_dest(f.cwd);
+  const bool at_seed = seed_layout(b);
+  if (at_seed && !b.req.seed_workspace)
+    b.p.notes.push_back("the project is your home directory or a parent of it: it is at " + seed +
+                        " only (at its own path it would hide the sandbox's home)");
+  const std::string w = at_seed ? seed : f.cwd;
+  if (!at_seed) at_host_path(b, seed);
   b.rw(f.cwd, w);
+  if (!at_seed) seed_link(b, seed);
   // With the scan still running, collect() runs in DeferredProtect::finish().
   if (!b.req.allow_protected_writes && !(f.ws_pending && f.inner_mounts)) {
     warn_links(b);
@@ -242,13 +304,14 @@ void lay_out_protections(Builder& b) {
   // bwrap < 0.9: the overlays blaude makes itself before bwrap (probe/confine.hpp), bound by bwrap.
   overlays.insert(overlays.end(), b.p.confine.overlays.begin(), b.p.confine.overlays.end());
   const auto source_of = source_table(b.ops);  // the ops do not change below
-  // A workspace under /tmp is also writable through the sandbox's rw /tmp at its host path:
+  // In the seed's layout a workspace under /tmp is also writable through the sandbox's rw /tmp at
+  // its host path (in the host layout its own bind is that path):
   // there the helper clones the workspace's own bind with every protection in it (one Mirror,
   // protect_layout.hpp) instead of mounting every guard again, unless something is mounted
   // below it there (a -m DIR:rw inside the workspace: the clone would hide that mount). Then,
   // and in the bwrap-option form (bwrap cannot bind a sandbox path): every guard, as before.
   std::string view_alias;
-  if (!off && b.f.inner_mounts && is_under(b.f.cwd, "/tmp")) {
+  if (!off && b.f.inner_mounts && is_under(b.f.cwd, "/tmp") && seed_layout(b)) {
     view_alias = "/tmp";
     for (const auto& st : steps)
       if (is_under(st.dst, b.f.cwd) && st.dst != b.f.cwd) view_alias.clear();

@@ -33,13 +33,17 @@ struct Want {
 // host path → what to mount there; a guard wins over a pin on the same path.
 // `view`: the alias shows the workspace incidentally (the rw /tmp bind around a workspace under
 // /tmp): the workspace there is ONE mirror of its own bind instead of a copy of every guard.
+// `own`: where the workspace's own bind is in the sandbox; an alias that shows the workspace at
+// that very path (the rw /tmp around a workspace at its host path) is covered there by the own
+// bind: its guards are the own bind's, and only the dirs above the workspace need pins.
 std::map<std::string, Want> wanted_on_host(const std::vector<HostGuard>& guards, const Alias& a, const std::string& ws,
-                                           bool view) {
+                                           bool view, const std::string& own = {}) {
   std::map<std::string, Want> w;
   auto pin_up_to_root = [&](std::string d) {
     for (; within(d, a.host) && d != a.host; d = parent(d)) w.emplace(d, Want{InnerKind::Pin, d, "keeps a protected path below it in place"});
   };
-  view = view && !ws.empty() && within(ws, a.host) && ws != a.host;
+  const bool own_there = !ws.empty() && within(ws, a.host) && ws != a.host && !own.empty() && rebase(ws, a) == own;
+  view = view && !own_there && !ws.empty() && within(ws, a.host) && ws != a.host;
   if (view) {
     // The workspace's own bind, every protection in it, cloned there (after them): the same view
     // by this path, a mount point (cannot be renamed away); the dirs above it pinned as before.
@@ -48,14 +52,14 @@ std::map<std::string, Want> wanted_on_host(const std::vector<HostGuard>& guards,
   }
   for (const auto& g : guards) {
     if (!within(g.path, a.host) || g.path == a.host) continue;
-    if (view && within(g.path, ws)) continue;  // inside the read-only view
+    if ((view || own_there) && within(g.path, ws)) continue;  // inside the read-only view, or the own bind's
     InnerKind k = g.guard == Guard::EmptyDir ? InnerKind::EmptyDir : InnerKind::ReadOnly;
     w[g.path] = Want{k, g.path, g.why};
     pin_up_to_root(parent(g.path));
   }
   // The workspace seen through a wider writable bind (/tmp, -m DIR:rw): pinned with the dirs above
   // it, or it could be renamed and a copy with hooks put in its place.
-  if (within(ws, a.host) && ws != a.host) pin_up_to_root(ws);
+  if (within(ws, a.host) && ws != a.host) pin_up_to_root(own_there ? parent(ws) : ws);
   return w;
 }
 
@@ -72,7 +76,7 @@ ProtectLayout layout_protections(const std::vector<HostGuard>& guards, const std
     if (a.host == workspace && !workspace.empty()) own = a.sandbox;
   std::vector<InnerMount> mirrors;
   for (const auto& a : aliases) {
-    for (auto& [host, want] : wanted_on_host(guards, a, workspace, !own.empty() && !view_alias.empty() && a.host == view_alias)) {
+    for (auto& [host, want] : wanted_on_host(guards, a, workspace, !own.empty() && !view_alias.empty() && a.host == view_alias, a.host == workspace ? std::string() : own)) {
       // Not an alias there: a later mount covers the path (and with it the host object).
       if (shows && !shows(rebase(want.kind == InnerKind::EmptyDir ? parent(host) : host, a),
                           want.kind == InnerKind::EmptyDir ? parent(host) : host))

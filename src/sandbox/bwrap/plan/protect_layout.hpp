@@ -1,5 +1,5 @@
 // Where the protections go in the sandbox: every host path to protect is mounted at every sandbox
-// path through which it is writable (its aliases: the /workspaces bind, a writable /tmp, -m DIR:rw,
+// path through which it is writable (its aliases: the workspace's own bind, a writable /tmp, -m DIR:rw,
 // write grants), together with pins on every dir between the alias root and it, so that neither it
 // nor a dir above it can be renamed away and replaced. The workspace root itself is pinned at
 // every alias that is not its own bind, so the workspace cannot be swapped for a copy with hooks.

@@ -30,7 +30,7 @@ bool is_file(const std::string& p) {
 }
 
 // execvp's lookup; relative and empty PATH entries are skipped (they would depend on the cwd,
-// which is /workspaces/<dir> inside).
+// which is /workspaces/<dir> inside in the seed's layout).
 std::string lookup(const std::string& name, const std::string& path) {
   if (name.find('/') != std::string::npos) return {};
   auto found = find_executable(name, path, RelativeEntries::Skip);
