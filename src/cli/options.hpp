@@ -40,6 +40,9 @@ struct Options {
   std::string net_command;     // net: "sessions", "log" or "allow"
   std::string net_pattern;     // net allow: the pattern (canonical spelling, validated)
   long net_session = 0;        // net --session PID; 0: the only running session
+  // --memory-max SIZE, --pids-max N (validated); unset: the policy's or the default.
+  std::optional<uint64_t> memory_max;
+  std::optional<uint64_t> pids_max;
 
   bool git = false;
   bool ssh = false;
@@ -53,6 +56,7 @@ struct Options {
   bool clear_tmp = false;
   bool allow_protected_writes = false;
   bool nested_sandbox = false;
+  bool no_limits = false;
   bool debug = false;
   bool dry_run = false;
   bool no_clipboard = false;
