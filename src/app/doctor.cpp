@@ -157,6 +157,8 @@ std::vector<Line> report(const Facts& f) {
                      "terminal of your desktop session, or with systemd-run --user --scope)");
   }
 
+  add(true, false, "selftest", "`blaude selftest` tries the sandbox's protections from inside on this machine");
+
   claude_and_tools(f, add);
   return out;
 }

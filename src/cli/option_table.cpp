@@ -161,6 +161,7 @@ constexpr OptionSpec kOptions[] = {
 
 constexpr CommandSpec kCommands[] = {
     {"doctor", "check that blaude can run here (claude's own: blaude --exec claude doctor)"},
+    {"selftest", "try the sandbox's protections from inside, on this machine, and show which hold"},
     {"fix-apparmor", "install the AppArmor profile bwrap needs (Ubuntu 24.04+; asks sudo)"},
     {"update", "claude's own update, on the host, unsandboxed"},
     {"install", "claude's own install, on the host, unsandboxed"},

@@ -20,6 +20,7 @@ enum class Action {
   Version,      // --version
   FixApparmor,  // fix-apparmor
   Doctor,       // doctor
+  Selftest,     // selftest: the sandbox's protections tried from inside, as a table
   HostBypass,   // update / install / install-github-app: claude on the host, unsandboxed
   Net,          // net sessions | net log | net allow PATTERN: running proxy-mode sessions, from outside
 };
