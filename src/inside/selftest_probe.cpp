@@ -3,7 +3,9 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#ifdef __linux__
 #include <sched.h>
+#endif
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
@@ -93,6 +95,7 @@ int tiocsti() {
   return e;
 }
 
+#ifdef __linux__
 int in_child_unshare_user() {
   pid_t pid = ::fork();
   if (pid < 0) return errno;
@@ -101,6 +104,7 @@ int in_child_unshare_user() {
   ::waitpid(pid, &st, 0);
   return WIFEXITED(st) ? WEXITSTATUS(st) : EIO;
 }
+#endif
 
 }  // namespace
 
@@ -124,6 +128,7 @@ int selftest_probe(int argc, char** argv) {
     if (fd >= 0) ::close(int(fd));
   }
 #endif
+#ifdef __linux__
   {
     // BPF_MAP_CREATE of a one-entry array.
     alignas(8) uint32_t attr[32] = {2, 4, 4, 1};
@@ -132,6 +137,7 @@ int selftest_probe(int argc, char** argv) {
     if (fd >= 0) ::close(int(fd));
   }
   put("unshare_user", in_child_unshare_user());
+#endif
   struct rlimit r{};
   const bool nproc = ::getrlimit(RLIMIT_NPROC, &r) == 0 && r.rlim_cur != RLIM_INFINITY;
   char buf[64] = {0};
