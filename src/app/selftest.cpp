@@ -4,6 +4,7 @@
 // and a loopback port, then runs the probe (inside/selftest_probe.hpp) in the default mode and
 // under --no-network, and judges what it printed.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -39,7 +40,8 @@ struct Listeners {
 };
 
 bool listen_unix(UniqueFd& fd, const std::string& name, bool abstract) {
-  fd = UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  fd = UniqueFd(::socket(AF_UNIX, SOCK_STREAM, 0));
+  if (fd) ::fcntl(fd.get(), F_SETFD, FD_CLOEXEC);
   sockaddr_un a{};
   a.sun_family = AF_UNIX;
   if (!fd || name.size() + 2 > sizeof a.sun_path) return false;
@@ -49,7 +51,8 @@ bool listen_unix(UniqueFd& fd, const std::string& name, bool abstract) {
 }
 
 bool listen_tcp(Listeners& l) {
-  l.tcp = UniqueFd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  l.tcp = UniqueFd(::socket(AF_INET, SOCK_STREAM, 0));
+  if (l.tcp) ::fcntl(l.tcp.get(), F_SETFD, FD_CLOEXEC);
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);

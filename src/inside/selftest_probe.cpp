@@ -31,7 +31,7 @@ namespace {
 void put(const char* name, int err) { std::printf("%s=%d\n", name, err); }
 
 int connect_unix(const char* path, bool abstract) {
-  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
   if (fd < 0) return errno;
   sockaddr_un a{};
   a.sun_family = AF_UNIX;
@@ -46,7 +46,7 @@ int connect_unix(const char* path, bool abstract) {
 }
 
 int connect_loopback(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return errno;
   sockaddr_in a{};
   a.sin_family = AF_INET;
@@ -82,7 +82,7 @@ int tiocsti() {
     if (!e && ::ioctl(s, TIOCSCTTY, 0) != 0) e = errno;
     if (!e) {
       char c = 'x';
-      e = ::syscall(SYS_ioctl, s, (1UL << 32) | TIOCSTI, &c) == 0 ? 0 : errno;
+      e = ::ioctl(s, (1UL << 32) | (unsigned long)TIOCSTI, &c) == 0 ? 0 : errno;
     }
     (void)!::write(p[1], &e, sizeof e);
     ::_exit(0);
@@ -119,7 +119,7 @@ int selftest_probe(int argc, char** argv) {
   put("loopback_port", connect_loopback(std::atoi(argv[2])));
   for (int i = 3; i < argc; ++i) std::printf("write:%s=%d\n", argv[i], write_file(argv[i]));
   put("tiocsti_high_bits", tiocsti());
-#ifdef SYS_io_uring_setup
+#if defined(__linux__) && defined(SYS_io_uring_setup)
   {
     // Valid arguments, so that only a refusal (not EFAULT) fails it.
     alignas(8) unsigned char params[120] = {0};
