@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "inside/exec_shim.hpp"
+#include "inside/selftest_probe.hpp"
 #include "inside/shim_isolation.hpp"
 #include "app/failure.hpp"
 #include "app/run.hpp"
@@ -31,6 +32,8 @@ app::Outcome dispatch(const std::vector<std::string>& args) {
       return 0;
     case cli::Action::Doctor:
       return app::run_doctor();
+    case cli::Action::Selftest:
+      return app::run_selftest(o);
     case cli::Action::FixApparmor:
       return app::run_fix_apparmor(o);
     case cli::Action::HostBypass:
@@ -49,6 +52,8 @@ int main(int argc, char** argv) {
   // Inside the sandbox, first of all: start the sandboxed command (inside/exec_shim.hpp).
   if (argc >= 2 && std::strcmp(argv[1], inside::kExecShim) == 0) return inside::exec_shim(argc - 2, argv + 2, false);
   if (argc >= 2 && std::strcmp(argv[1], inside::kExecShimOnPty) == 0) return inside::exec_shim(argc - 2, argv + 2, true);
+  // `blaude selftest`'s probe inside the sandbox (inside/selftest_probe.hpp).
+  if (argc >= 2 && std::strcmp(argv[1], inside::kSelftestProbe) == 0) return inside::selftest_probe(argc - 2, argv + 2);
   log::off();
   record_start(argv[0]);  // for self_exe() where the kernel does not say (common/self_exe.hpp)
   // Inside the sandbox, in proxy mode: the relay wrapper, before any of blaude's own parsing.

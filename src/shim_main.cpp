@@ -7,12 +7,14 @@
 #include <cstring>
 
 #include "inside/exec_shim.hpp"
+#include "inside/selftest_probe.hpp"
 #include "sandbox/request.hpp"
 
 int main(int argc, char** argv) {
   using namespace blaude;
   if (argc >= 2 && std::strcmp(argv[1], sandbox::kShimVerb) == 0) return inside::exec_shim(argc - 2, argv + 2, false);
   if (argc >= 2 && std::strcmp(argv[1], sandbox::kShimVerbOnPty) == 0) return inside::exec_shim(argc - 2, argv + 2, true);
+  if (argc >= 2 && std::strcmp(argv[1], inside::kSelftestProbe) == 0) return inside::selftest_probe(argc - 2, argv + 2);
   std::fprintf(stderr,
                "blaude-exec: expected %s or %s, got %s; nothing ran\n"
                "blaude-exec is started by blaude inside its sandbox, and only by the blaude it was built with: "

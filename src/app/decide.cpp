@@ -59,6 +59,14 @@ sandbox::SandboxRequest sandbox_request(const cli::Options& o, const std::vector
   return r;
 }
 
+LimitSettings limit_settings(const cli::Options& o, LimitSettings from_policy) {
+  LimitSettings s = std::move(from_policy);
+  if (o.memory_max) s.memory_max = *o.memory_max, s.memory_from = "--memory-max";
+  if (o.pids_max) s.pids_max = *o.pids_max, s.pids_from = "--pids-max";
+  if (o.no_limits) s.off = true, s.off_from = "--no-limits";
+  return s;
+}
+
 // The seed's messages for a program that is not there.
 Failure missing_program(const std::string& name) {
   if (name == "claude")
@@ -125,6 +133,10 @@ std::optional<Failure> trust_gate(const HostEnv& host, const cli::Options& o, sa
   l.ssh_policy.agent_origin = g.loaded.user.ssh_agent;
   for (const auto& k : g.loaded.user.ssh_keys) l.ssh_policy.keys.emplace_back(k.key, k.origin);
   req.seed_workspace = sandbox::trust::seed_workspace(o.workspace_path, g.loaded);
+  const auto& u = g.loaded.user;
+  if (u.memory_max) l.limit_settings.memory_max = *u.memory_max, l.limit_settings.memory_from = "policy";
+  if (u.pids_max) l.limit_settings.pids_max = *u.pids_max, l.limit_settings.pids_from = "policy";
+  if (!u.no_limits.empty()) l.limit_settings.off = true, l.limit_settings.off_from = u.no_limits;
   if (g.to_record) {
     l.gate = gate;
     l.trust_answer = std::move(g.to_record);
@@ -220,6 +232,7 @@ Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std:
                                      " workspace entries of interest",
                std::chrono::duration_cast<us>(t2 - t1).count(), l.plan.argv.size());
   l.bwrap = facts.bwrap;
+  l.limits = bw::plan_limits(limit_settings(o, l.limit_settings));
   if (auto w = prior_walk(facts.ws)) l.prior_walks.push_back(std::move(*w));
   return l;
 }

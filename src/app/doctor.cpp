@@ -12,6 +12,7 @@
 #include "common/subprocess.hpp"
 #include "osc52/backend.hpp"
 #include "sandbox/bwrap/probe/features.hpp"
+#include "sandbox/bwrap/run/limits.hpp"
 #include "sandbox/seatbelt/context.hpp"
 #include "sandbox/seatbelt/host.hpp"
 #include "sandbox/seatbelt/profile.hpp"
@@ -147,6 +148,17 @@ std::vector<Line> report(const Facts& f) {
         "(own pty / new session), for defence in depth: sysctl -w dev.tty.legacy_tiocsti=0");
   }
 
+  if (!f.limits.empty()) {
+    if (f.limits_cgroup)
+      add(true, false, "resource limits", f.limits);
+    else
+      add(false, false, "resource limits",
+          f.limits + "; a cgroup v2 leaf needs a delegated one (systemd's user manager: start blaude from a "
+                     "terminal of your desktop session, or with systemd-run --user --scope)");
+  }
+
+  add(true, false, "selftest", "`blaude selftest` tries the sandbox's protections from inside on this machine");
+
   claude_and_tools(f, add);
   return out;
 }
@@ -230,7 +242,12 @@ Facts probe(const HostEnv& host) {
   if (clip.tool != osc52::Tool::None) f.clipboard_backend = osc52::tool_name(clip.tool);
   f.asciinema_path = find_executable("asciinema", path).value_or("");
   f.recording = host.get("ASCIINEMA_REC") == "1";
-  if (f.backend == Backend::Bwrap) f.legacy_tiocsti = read_first_line("/proc/sys/dev/tty/legacy_tiocsti");
+  if (f.backend == Backend::Bwrap) {
+    f.legacy_tiocsti = read_first_line("/proc/sys/dev/tty/legacy_tiocsti");
+    const auto lp = sandbox::bwrap::plan_limits(LimitSettings{});
+    f.limits_cgroup = lp.kind == sandbox::bwrap::LimitKind::Cgroup;
+    f.limits = sandbox::bwrap::describe_limits(lp).substr(8) + " by default (--memory-max, --pids-max)";
+  }
   f.log_path = log::default_path(host);
   return f;
 }

@@ -30,6 +30,9 @@ struct Facts {
   std::string asciinema_path;         // "" if not found
   bool recording = false;             // ASCIINEMA_REC=1 in blaude's environment
   std::optional<std::string> legacy_tiocsti;  // dev.tty.legacy_tiocsti, if the kernel has it
+  // Where the sandbox's resource limits would be enforced (bwrap backend), and why not a cgroup.
+  bool limits_cgroup = false;
+  std::string limits;
   std::string log_path;
 };
 

@@ -17,6 +17,7 @@
 #include "cli/options.hpp"
 #include "common/host_env.hpp"
 #include "sandbox/bwrap/probe/host_facts.hpp"
+#include "sandbox/bwrap/run/limits.hpp"
 #include "sandbox/env_policy.hpp"
 #include "sandbox/launch_plan.hpp"
 #include "sandbox/request.hpp"
@@ -40,6 +41,9 @@ struct Launch {
   std::string netns_pasta;       // the default mode in a namespace of its own: the pasta that joins it
   std::optional<ServicesLaunch> services;  // the broker supervise() runs (the signing-only agent)
   SshPolicy ssh_policy;                    // the user policy's ssh-agent / ssh-key lines (trust_gate)
+  // The resource limits: the user policy's (trust_gate), then the flags'; where they are enforced.
+  LimitSettings limit_settings;
+  sandbox::bwrap::LimitPlan limits;
   // The probe's complete walk of the workspace: the audit's snapshot before the session reuses it.
   std::vector<audit::PriorWalk> prior_walks;
   // Seatbelt: where the session starts (bwrap says it with --chdir), and the argv text the
@@ -49,6 +53,9 @@ struct Launch {
 };
 
 using Decision = std::variant<Launch, Failure>;
+
+// The sandbox's limits: the user policy's settings with the flags over them.
+LimitSettings limit_settings(const cli::Options& o, LimitSettings from_policy = {});
 
 // The command line's choices as the environment policy and the sandbox backends read them.
 sandbox::EnvRules env_rules(const cli::Options& o);

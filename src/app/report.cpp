@@ -70,8 +70,8 @@ Layers sandbox_layers(const Launch& l, const cli::Options& o) {
     t += "host's, through pasta";
   else
     t += "host's";
-  // No cgroup or rlimit of blaude's own yet: the account's limits apply.
-  t += "; resource limits: the account's";
+  t += "; " + sandbox::bwrap::describe_limits(l.limits);
+  if (l.limits.kind == sandbox::bwrap::LimitKind::Off) r.missing = true;
   r.text = std::move(t);
   return r;
 }

@@ -16,6 +16,8 @@ Outcome host_bypass(const cli::Options& o);
 // `blaude doctor` and `blaude fix-apparmor`.
 Outcome run_doctor();
 Outcome run_fix_apparmor(const cli::Options& o);
+// `blaude selftest`: harmless attacks from inside a real sandbox, as a table (app/selftest.cpp).
+Outcome run_selftest(const cli::Options& o);
 // `blaude net log` / `blaude net allow PATTERN`: a running proxy-mode session, through its
 // control socket (net/live_control.hpp).
 Outcome run_net_command(const cli::Options& o);

@@ -53,12 +53,37 @@ std::optional<std::vector<std::string>> shim_on_pty(const std::vector<std::strin
   return std::nullopt;
 }
 
+// The child's work before bwrap's exec: the limits first (everything after runs inside them),
+// then the confinement. Syscalls only (pty::PreExec).
+struct ChildWork {
+  const sandbox::bwrap::SandboxLimits* limits = nullptr;
+  const sandbox::bwrap::PreparedConfinement* confine = nullptr;
+};
+constexpr int kStepLimits = 100;
+
+int child_work(const void* arg, int* step) {
+  const auto* w = static_cast<const ChildWork*>(arg);
+  if (w->limits)
+    if (int e = w->limits->enter()) {
+      *step = kStepLimits;
+      return e;
+    }
+  return w->confine ? sandbox::bwrap::run_confinement(w->confine, step) : 0;
+}
+
+const char* child_step_name(int step) {
+  return step == kStepLimits ? "the resource limits (--no-limits starts without them)"
+                             : sandbox::bwrap::confine_step_name(step);
+}
+
 }  // namespace
 
 int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const ScanHook& before_command,
               const StartHook& started) {
   pty::Command cmd;
   sandbox::bwrap::PreparedLaunch prepared;
+  std::unique_ptr<sandbox::bwrap::SandboxLimits> limits;
+  ChildWork child;
   if (l.sandboxed && l.backend == Backend::Seatbelt) {
     // sandbox-exec runs the command where blaude starts it: bwrap's --chdir, here.
     if (!l.cwd.empty() && ::chdir(l.cwd.c_str()) != 0) {
@@ -80,8 +105,12 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const
     cmd.argv = prepared.argv;
     cmd.keep_fds = prepared.keep_fds;
     cmd.pty_argv = shim_on_pty(cmd.argv);
-    if (prepared.confine)
-      cmd.pre_exec = {sandbox::bwrap::run_confinement, prepared.confine.get(), sandbox::bwrap::confine_step_name};
+    std::string note;
+    limits = sandbox::bwrap::SandboxLimits::start(l.limits, &note);
+    if (!note.empty()) spdlog::warn("limits: {}", note);
+    if (limits && limits->kind() == sandbox::bwrap::LimitKind::Cgroup) spdlog::info("limits: cgroup {}", limits->leaf());
+    child = {limits.get(), prepared.confine.get()};
+    if (child.limits || child.confine) cmd.pre_exec = {child_work, &child, child_step_name};
   } else {
     cmd.argv = l.plan.argv;
   }
@@ -113,7 +142,7 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const
   // A deferred layout that failed (the gate closed without the proof): its own hint, as plan()
   // would have given it before the start.
   std::string deferred_hint;
-  so.after_spawn = [&l, &prepared, &before_command, &deferred_hint, &started](pid_t pid) {
+  so.after_spawn = [&l, &prepared, &before_command, &deferred_hint, &started, &limits](pid_t pid) {
     if (prepared.gate) {
       if (const auto* r = sandbox::bwrap::finish_deferred(l.plan, prepared)) {
         if (!r->error.empty()) deferred_hint = r->hint;
@@ -123,6 +152,7 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const
       }
       prepared.gate->launch_helper();
     }
+    if (limits) limits->watch();
     if (started) started(pid);
   };
 
@@ -184,6 +214,9 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const
   // What the signing-only agent signed and refused.
   if (services)
     for (const auto& line : services->finish()) std::fprintf(stderr, "%s\n", line.c_str());
+  // A limit that ended the sandbox: which one, and the setting that changes it.
+  if (limits)
+    if (std::string line = limits->finish(); !line.empty()) std::fprintf(stderr, "%s\n", line.c_str());
   // The protections are made by a helper inside the sandbox before the command starts: if it
   // could not make them all, bwrap stopped before the command and this says why.
   if (auto why = sandbox::bwrap::protect_outcome(prepared); !why.empty()) {

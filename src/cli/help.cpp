@@ -35,7 +35,7 @@ std::string help_text() {
   std::string out =
       "usage: blaude [blaude options] [claude options and arguments]\n"
       "       blaude [blaude options] --exec CMD [ARGS...]\n"
-      "       blaude doctor | fix-apparmor | update | install | install-github-app\n"
+      "       blaude doctor | selftest | fix-apparmor | update | install | install-github-app\n"
       "       blaude net sessions | net log [--session PID] | net allow PATTERN [--session PID]\n"
       "\n"
       "Runs Claude Code with --dangerously-skip-permissions inside a bubblewrap sandbox.\n"

@@ -50,7 +50,7 @@ std::string man_page(std::string_view version, std::string_view date) {
   out += ".SH SYNOPSIS\n";
   out += ".B blaude\n[\\fIblaude options\\fR] [\\fIclaude options and arguments\\fR]\n.br\n";
   out += ".B blaude\n[\\fIblaude options\\fR] \\fB\\-\\-exec\\fR \\fICMD\\fR [\\fIARGS\\fR...]\n.br\n";
-  out += ".B blaude\n\\fBdoctor\\fR | \\fBfix\\-apparmor\\fR\n.br\n";
+  out += ".B blaude\n\\fBdoctor\\fR | \\fBselftest\\fR | \\fBfix\\-apparmor\\fR\n.br\n";
   out += ".B blaude\n\\fBnet sessions\\fR | \\fBnet log\\fR [\\fB\\-\\-session\\fR \\fIPID\\fR] | "
          "\\fBnet allow\\fR \\fIPATTERN\\fR [\\fB\\-\\-session\\fR \\fIPID\\fR]\n";
   out += ".SH DESCRIPTION\n";

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cli/parse.hpp"
+#include "common/limits.hpp"
 #include "net/host.hpp"
 #include "net/pattern.hpp"
 
@@ -55,6 +56,22 @@ std::optional<UsageError> apply_workspace_path(Options& o, std::string_view v) {
                       "Use --workspace-path=host (the project at its own path, the default) or "
                       "--workspace-path=seed (at /workspaces/<dir> only, its host path hidden)."};
   o.workspace_path = std::string(v);
+  return std::nullopt;
+}
+
+std::optional<UsageError> apply_memory_max(Options& o, std::string_view v) {
+  std::string why;
+  auto n = parse_memory_size(v, &why);
+  if (!n) return UsageError{"--memory-max: " + why};
+  o.memory_max = n;
+  return std::nullopt;
+}
+
+std::optional<UsageError> apply_pids_max(Options& o, std::string_view v) {
+  std::string why;
+  auto n = parse_pids_count(v, &why);
+  if (!n) return UsageError{"--pids-max: " + why};
+  o.pids_max = n;
   return std::nullopt;
 }
 
@@ -140,6 +157,21 @@ constexpr OptionSpec kOptions[] = {
             "sandbox shows anyway, such as the host's /tmp); conversations are then kept under "
             "/workspaces/<dir>, shared by every project with that directory name. "
             "workspace-path in a policy file sets the same; this option wins."},
+    {.name = "--memory-max", .metavar = "SIZE", .arg = Arg::Value, .apply = apply_memory_max,
+     .help = "memory for the whole sandbox (default 8G; K, M, G, T)",
+     .man = "The memory the sandbox's processes may use together (default 8G; a number with K, M, G "
+            "or T). Past it the kernel ends all of them and blaude says so. Needs a cgroup v2 leaf, "
+            "made where your account has a delegated cgroup (systemd's user manager); without one "
+            "there is no memory limit (`blaude doctor` says which). Also `memory-max` in "
+            "~/.config/blaude/policy."},
+    {.name = "--pids-max", .metavar = "N", .arg = Arg::Value, .apply = apply_pids_max,
+     .help = "processes and threads for the whole sandbox (default 4096)",
+     .man = "The processes and threads the sandbox may have at once (default 4096). When it reaches "
+            "them blaude ends the sandbox and says so. Without a delegated cgroup: RLIMIT_NPROC, "
+            "which counts all your account's processes (so it is raised by as many as you run at "
+            "the start). Also `pids-max` in ~/.config/blaude/policy."},
+    {.name = "--no-limits", .flag = &Options::no_limits,
+     .help = "no memory or process limits of blaude's own (your account's apply)"},
     {.name = "--debug", .flag = &Options::debug, .help = "show the sandbox command; verbose log"},
     {.name = "--dry-run", .flag = &Options::dry_run,
      .help = "show the command without running it",
@@ -169,6 +201,7 @@ constexpr OptionSpec kOptions[] = {
 
 constexpr CommandSpec kCommands[] = {
     {"doctor", "check that blaude can run here (claude's own: blaude --exec claude doctor)"},
+    {"selftest", "try the sandbox's protections from inside, on this machine, and show which hold"},
     {"fix-apparmor", "install the AppArmor profile bwrap needs (Ubuntu 24.04+; asks sudo)"},
     {"update", "claude's own update, on the host, unsandboxed"},
     {"install", "claude's own install, on the host, unsandboxed"},

@@ -20,6 +20,7 @@ enum class Action {
   Version,      // --version
   FixApparmor,  // fix-apparmor
   Doctor,       // doctor
+  Selftest,     // selftest: the sandbox's protections tried from inside, as a table
   HostBypass,   // update / install / install-github-app: claude on the host, unsandboxed
   Net,          // net sessions | net log | net allow PATTERN: running proxy-mode sessions, from outside
 };
@@ -40,6 +41,9 @@ struct Options {
   std::string net_command;     // net: "sessions", "log" or "allow"
   std::string net_pattern;     // net allow: the pattern (canonical spelling, validated)
   long net_session = 0;        // net --session PID; 0: the only running session
+  // --memory-max SIZE, --pids-max N (validated); unset: the policy's or the default.
+  std::optional<uint64_t> memory_max;
+  std::optional<uint64_t> pids_max;
 
   bool git = false;
   bool ssh = false;
@@ -59,6 +63,7 @@ struct Options {
   bool nested_sandbox = false;
   // --workspace-path=host|seed; "" when not given (the policies decide, else host).
   std::string workspace_path;
+  bool no_limits = false;
   bool debug = false;
   bool dry_run = false;
   bool no_clipboard = false;

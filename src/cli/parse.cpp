@@ -245,6 +245,12 @@ std::variant<Options, UsageError> parse(const std::vector<std::string>& args) {
     o.claude_args.clear();
     return o;
   }
+  if (first == "selftest") {
+    if (o.claude_args.size() > 1) return UsageError{"selftest takes no arguments, got '" + o.claude_args[1] + "'"};
+    o.action = Action::Selftest;
+    o.claude_args.clear();
+    return o;
+  }
   if (first == "fix-apparmor") {
     // The bwrap to write the profile for: how blaude hands the user's bwrap to the step it runs
     // through sudo (root's PATH may find another one, or none).

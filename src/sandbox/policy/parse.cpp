@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "common/limits.hpp"
 #include "net/pattern.hpp"
 #include "sandbox/policy/policy.hpp"
 #include "sandbox/policy/toolchains.hpp"
@@ -254,6 +255,21 @@ PolicyResult parse_policy(std::string_view text, const std::string& origin_file,
       if (!r.policy.workspace_path.empty()) { err("workspace-path is said twice (first at " + r.policy.workspace_path_origin + ")"); continue; }
       r.policy.workspace_path = std::string(arg);
       r.policy.workspace_path_origin = origin;
+      continue;
+    }
+    if (verb == "memory-max" || verb == "pids-max") {
+      std::string why;
+      auto n = verb == "memory-max" ? parse_memory_size(arg, &why) : parse_pids_count(arg, &why);
+      if (arg.empty()) why = "needs a value (memory-max 16G, pids-max 8192)";
+      if (!n) { err(std::string(verb) + " " + why); continue; }
+      (verb == "memory-max" ? r.policy.memory_max : r.policy.pids_max) = n;
+      if (r.policy.limits_origin.empty()) r.policy.limits_origin = origin;
+      continue;
+    }
+    if (verb == "no-limits") {
+      if (!arg.empty()) { err("no-limits takes no argument"); continue; }
+      r.policy.no_limits = origin;
+      if (r.policy.limits_origin.empty()) r.policy.limits_origin = origin;
       continue;
     }
     if (verb == "allow-read") access = Access::Read;

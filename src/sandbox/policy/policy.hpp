@@ -15,6 +15,8 @@
 // PATH starts with "~/" (home), "./" (project root) or "/" (absolute). Everything after the
 // first blank of the directive is the path, so paths may contain spaces.
 #pragma once
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +64,12 @@ struct Policy {
   std::vector<SshKey> ssh_keys;
   std::string workspace_path;         // `workspace-path host|seed`: the value ("" when not said)
   std::string workspace_path_origin;  // where it was said
+  // `memory-max SIZE`, `pids-max N`, `no-limits` (user policy only): the sandbox's resource
+  // limits for every session (flags win); the origin is where each was said ("" when not).
+  std::optional<uint64_t> memory_max;
+  std::optional<uint64_t> pids_max;
+  std::string limits_origin;  // the first of the three lines
+  std::string no_limits;
 };
 
 struct PolicyResult {

@@ -136,6 +136,12 @@ GateResult load_policies(const GateRequest& req) {
       return error((parsed.policy.ssh_agent.empty() ? parsed.policy.ssh_keys.front().origin : parsed.policy.ssh_agent) +
                        ": ssh-agent and ssh-key belong in your own policy (" + user_path + "), not in a project's",
                    "remove the line; use --ssh-agent and --ssh-key for one session, or put them in your own policy");
+    // Limits guard the user's machine from the agent: not the agent's to lift (nor to set).
+    if (!parsed.policy.limits_origin.empty())
+      return error(parsed.policy.limits_origin + ": memory-max, pids-max and no-limits belong in your own policy (" +
+                       user_path + "), not in a project's",
+                   "remove the line; use --memory-max, --pids-max or --no-limits for one session, or put it in "
+                   "your own policy");
     L.project_file = path;
     L.project = std::move(parsed.policy);
     L.scope = trust_scope(req.project_root, path);

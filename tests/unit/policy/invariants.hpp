@@ -65,6 +65,7 @@ inline std::string check_parsed(std::string_view text, const PolicyContext& ctx,
     if (verb == "ssh-agent" || verb == "ssh-key") continue;  // no grant: the signing-only agent's
     // No grant either: a filter lifted for the session, and where the project is mounted.
     if (verb == "nested-sandbox" || verb == "workspace-path") continue;
+    if (verb == "memory-max" || verb == "pids-max" || verb == "no-limits") continue;  // limits, no grant
     if (verb == "allow-domain") {  // a destination, in its canonical spelling
       auto p = net::parse_pattern(arg);
       if (!std::holds_alternative<net::Pattern>(p)) return "accepted a bad allow-domain pattern";
