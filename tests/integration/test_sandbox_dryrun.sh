@@ -36,14 +36,14 @@ nl_repo="$WS/x"$'\n'"touch '$T_DIR/PWNED' #"
 mkdir -p "$nl_repo/.git/hooks" && echo "[core]" >"$nl_repo/.git/config" && chown -R 65534:65534 "$nl_repo"
 out=$(drv --dry-run --exec printf '%s|' "it's" 'a b' 2>"$T_DIR/err")
 check "the protected paths are listed with their form" \
-  grep -Eq '^#   /[^ ]*/\.git/hooks +read-only +(helper|held descriptor) +hooks of ' <<<"$out"
+  grep -Eq '^#   /.*/\.git/hooks +read-only +(helper|held descriptor) +hooks of ' <<<"$out"
 check "a protected name with a line break is listed escaped" grep -qF '/x\ntouch ' <<<"$out"
 check "the list says what each form means" grep -Eq '^#   (helper|held descriptor): ' <<<"$out"
 # (tmux's socket dir for uid 65534 is shadowed whether or not it exists: made first when missing.)
 held=$(cd "$WS" && env -i HOME="$H" PATH=/usr/bin:/bin BLAUDE_PROTECT_MOUNTS=bwrap-options \
   setpriv --reuid=65534 --regid=65534 --clear-groups "$BLAUDE" --dry-run --exec true 2>>"$T_DIR/err" </dev/null)
 check "the bwrap-option form: held descriptors" \
-  grep -Eq '^#   /[^ ]*/\.git/hooks +read-only +held descriptor ' <<<"$held"
+  grep -Eq '^#   /.*/\.git/hooks +read-only +held descriptor ' <<<"$held"
 check "the bwrap-option form: a /tmp socket dir by path, re-checked" \
   grep -Eq '^#   /tmp/tmux-65534 +hidden \(empty tmpfs\) +by path, re-checked ' <<<"$held"
 check "control: with the helper the same dir is the helper's" \
