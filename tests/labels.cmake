@@ -15,7 +15,7 @@ set(BLAUDE_TESTS_check
   test_escapes_own_state test_audit_claude_key_table test_escapes_audit_journal
   test_escapes_claude_project_names test_escapes_runner_state test_sandbox_config_unmapped
   test_net_host_local test_net_fd_budget test_net_rendezvous test_escapes_syscalls test_net_live_allow
-  test_net_capture test_ssh_agent
+  test_net_capture test_net_capture_ssh test_ssh_agent
   test_sandbox_limits test_sandbox_selftest
 )
 

@@ -6,12 +6,13 @@
 # checks: names resolve inside to the synthetic range (the relay answers DNS; the sandbox's own
 # /etc/hosts names only localhost); a raw client (curl --noproxy '*', bash's /dev/tcp) reaches
 # an allowed name:port; ssh reaches an allowed name on port 22 (a banner exchange with a TCP
-# server on :22: no sshd here); a name that is not allowed, on the same server and port, is
-# refused and named in the log and the exit summary (its control: the allowed name, same server
-# and port); an IP literal has no route; the proxy-aware path (CONNECT) still works; and no
-# process in the sandbox keeps a capability of the set-up. A port no rule names is not captured
-# (the connection is refused by the kernel, unseen); `blaude net allow name:PORT` from another
-# terminal captures it from then on, in the same session.
+# server on :22: no sshd here; test_net_capture_ssh has a real one, and git over it); a name
+# that is not allowed, on the same server and port, is refused and named in the log and the
+# exit summary (its control: the allowed name, same server and port); an IP literal has no
+# route; the proxy-aware path (CONNECT) still works; and no process in the sandbox keeps a
+# capability of the set-up. A port no rule names is not captured (the connection is refused by
+# the kernel, unseen); `blaude net allow name:PORT` from another terminal captures it from then
+# on, in the same session.
 if [ -z "${BLAUDE_IN_NETNS:-}" ]; then
   [ "$(id -u)" = 0 ] || { echo "SKIP: needs root to own a network and a mount namespace"; exit 77; }
   exec unshare -n -m env BLAUDE_IN_NETNS=1 bash "$0" "$@"
