@@ -64,7 +64,7 @@ check "a real sshd listens on 127.0.0.1:22" wait_until bash -c 'exec 3<>/dev/tcp
 # ssh with no config (-F /dev/null: no ProxyCommand), the key by its path; the user's HOME.
 SSHOPTS="-F /dev/null -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=no"
 SSHOPTS+=" -o UserKnownHostsFile=/dev/null -o ConnectTimeout=5 -o LogLevel=ERROR"
-host=$(as_nobody env -i HOME="$T_DIR/home" PATH=/usr/bin:/bin GIT_SSH_COMMAND="ssh -i $KEYS/id $SSHOPTS" \
+host=$(cd / && as_nobody env -i HOME="$T_DIR/home" PATH=/usr/bin:/bin GIT_SSH_COMMAND="ssh -i $KEYS/id $SSHOPTS" \
   git ls-remote "ssh://root@ssh.test$REPO" 2>&1)
 check "control: git ls-remote over ssh on the host (no sandbox) shows the commit" \
   grep -q "^$SEED	refs/heads/main$" <<<"$host"

@@ -25,7 +25,8 @@ at_exit_late "rm -rf '$AG'"
 mkdir -p "$H/.ssh"
 chown $NOBODY:$NOBODY "$AG" "$H/.ssh"
 chmod 700 "$AG" "$H/.ssh"
-u() { as_nobody env -i HOME="$H" PATH=/usr/bin:/bin SSH_AUTH_SOCK="$AG/s" "$@"; }
+# From / : the checkout (the cwd) may be a private dir that uid 65534 cannot stat (git stats its cwd).
+u() { (cd / && as_nobody env -i HOME="$H" PATH=/usr/bin:/bin SSH_AUTH_SOCK="$AG/s" "$@"); }
 
 AGENT_PID=$(u ssh-agent -s -a "$AG/s" | sed -n 's/^SSH_AGENT_PID=\([0-9]*\);.*/\1/p')
 at_exit "kill $AGENT_PID 2>/dev/null"
