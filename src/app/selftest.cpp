@@ -2,7 +2,8 @@
 // blaude (a real sandbox start, not a simulation), each with its expected result. The host side
 // makes a throwaway workspace with a repository, listens on an abstract socket, a socket in /tmp
 // and a loopback port, then runs the probe (inside/selftest_probe.hpp) in the default mode and
-// under --no-network, and judges what it printed.
+// under --no-network, and judges what it printed; then runs the host's git in a repository the
+// session made with a planted core.fsmonitor, as the user's next `git status` would (the exit audit).
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -109,11 +110,21 @@ Outcome run_selftest(const cli::Options& o) {
   std::vector<std::string> base = {self_exe()};
   if (o.nested_sandbox) base.push_back("--nested-sandbox");
   if (o.no_limits) base.push_back("--no-limits");
+  if (o.allow_protected_writes) base.push_back("--allow-protected-writes");
   if (o.pids_max) base.insert(base.end(), {"--pids-max", std::to_string(*o.pids_max)});
   if (o.memory_max) base.insert(base.end(), {"--memory-max", std::to_string(*o.memory_max)});
+  // A repository the session makes, whose config would run a command in the host's next `git
+  // status` (core.fsmonitor): the exit audit must leave it inert. The mark is in the host's /tmp,
+  // which the sandbox cannot write: only the host's git could make it.
+  const std::string mark = t + "/audit-ran";
+  const std::string plant =
+      "mkdir -p selftest-new/.git/objects selftest-new/.git/refs && "
+      "printf 'ref: refs/heads/main\\n' >selftest-new/.git/HEAD && "
+      "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch " + mark + "; false\\n' "
+      ">selftest-new/.git/config && : >selftest-new/made; ";
   const std::vector<std::string> probe = {
       "--exec", "sh", "-c",
-      "[ -x /run/blaude/exec ] && exec /run/blaude/exec __probe \"$@\"; exec /run/blaude/blaude __probe \"$@\"", "sh",
+      plant + "[ -x /run/blaude/exec ] && exec /run/blaude/exec __probe \"$@\"; exec /run/blaude/blaude __probe \"$@\"", "sh",
       l.abstract_name, l.tmp_path, std::to_string(l.port), ".git/hooks/pre-commit", ".git/config"};
   std::string cwd(4096, '\0');
   if (!::getcwd(cwd.data(), cwd.size())) cwd = "/";
@@ -124,6 +135,14 @@ Outcome run_selftest(const cli::Options& o) {
   auto argv = base;
   argv.insert(argv.end(), probe.begin(), probe.end());
   auto run1 = run_capture(argv, ro);
+  // The host's git, as the user would run it next, in the repository the session made.
+  RunOptions git_ro;
+  git_ro.timeout_ms = 20000;
+  git_ro.env = std::vector<std::string>{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + t, "GIT_CONFIG_NOSYSTEM=1",
+                                        "GIT_CONFIG_GLOBAL=/dev/null", "LC_ALL=C"};
+  const bool planted = path_exists(ws + "/selftest-new/made");
+  const auto host_git = run_capture({"git", "-C", ws + "/selftest-new", "status", "--porcelain"}, git_ro);
+  const bool audit_ran_it = path_exists(mark);
   argv = base;
   argv.push_back("--no-network");
   argv.insert(argv.end(), probe.begin(), probe.end());
@@ -176,6 +195,17 @@ Outcome run_selftest(const cli::Options& o) {
   judge("tasks bounded (pids.max or RLIMIT_NPROC)", r, "tasks_bounded", "bounded",
         "no limit reached the sandbox", !o.no_limits, "--no-limits");
   judge("--no-network: a host loopback port", n, "loopback_port", "refused", "the sandbox reached the host's loopback");
+  {
+    const std::string what = "a new repository's fsmonitor, after exit";
+    if (host_git.status == -1 && !host_git.timed_out)
+      rows.push_back({what, "inert", 2, "git is not installed on the host"});
+    else if (audit_ran_it)
+      rows.push_back({what, "inert", 1, "the host's git ran it: the exit audit did not neutralise the new repository"});
+    else if (!planted)
+      rows.push_back({what, "inert", 1, "the probe could not make the repository"});
+    else
+      rows.push_back({what, "inert", 0, "the host's git ran nothing"});
+  }
 
   bool failed = false;
   std::printf("%-42s %-9s %-16s %s\n", "PROBE", "EXPECTED", "RESULT", "DETAIL");

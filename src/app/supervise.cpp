@@ -214,6 +214,9 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const
   // What the signing-only agent signed and refused.
   if (services)
     for (const auto& line : services->finish()) std::fprintf(stderr, "%s\n", line.c_str());
+  // Programs that wanted a user namespace of their own (a nested sandbox), and the setting.
+  if (prepared.userns)
+    if (std::string line = prepared.userns->finish(); !line.empty()) std::fprintf(stderr, "%s\n", line.c_str());
   // A limit that ended the sandbox: which one, and the setting that changes it.
   if (limits)
     if (std::string line = limits->finish(); !line.empty()) std::fprintf(stderr, "%s\n", line.c_str());

@@ -146,7 +146,8 @@ constexpr OptionSpec kOptions[] = {
             "bubblewrap, Chromium's and Playwright's sandboxes. The syscall filter then allows "
             "user namespaces, setns and the mount calls (in those namespaces only; the sandbox's "
             "own mounts stay as they are). Off by default: a user namespace is the way in to most "
-            "of the kernel's privileged interfaces."},
+            "of the kernel's privileged interfaces. When a program inside asked for one without "
+            "it, blaude's exit line says how many times and which programs."},
     {.name = "--workspace-path", .metavar = "host|seed", .arg = Arg::Value, .apply = apply_workspace_path,
      .help = "where the project is inside: host (its own path, default) or seed (/workspaces/<dir> only)",
      .man = "Where the project is inside the sandbox. host (the default): at its own host path, which "

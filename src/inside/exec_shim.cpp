@@ -9,6 +9,7 @@
 #include <string>
 
 #include "inside/shim_isolation.hpp"
+#include "inside/userns_guard.hpp"
 #include "pty/spawn.hpp"
 #include "sandbox/bwrap/run/mount_checks.hpp"
 #include "sandbox/launch_plan.hpp"
@@ -40,6 +41,19 @@ int exec_shim(int argc, char** argv, bool on_pty) {
       return 1;
     }
     ::unsetenv(sandbox::bwrap::kChecksEnv);
+  }
+  // The launcher left user namespaces out of bwrap's filter for this one (userns_guard.hpp).
+  if (const char* fd = std::getenv(sandbox::kUsernsNotifyEnv)) {
+    char* end = nullptr;
+    errno = 0;
+    const long n = std::strtol(fd, &end, 10);
+    const int sock = (errno || end == fd || *end || n < 3 || n > 65535) ? -1 : int(n);
+    ::unsetenv(sandbox::kUsernsNotifyEnv);
+    if (int e = guard_user_namespaces(sock); e > 0) {
+      std::fprintf(stderr, "blaude: the sandbox did not start: cannot load its user-namespace filter: %s; nothing ran\n",
+                   std::strerror(e));
+      return 1;
+    }
   }
   const bool nested = std::getenv(sandbox::kNestedSandboxEnv) != nullptr;
   if (nested) ::unsetenv(sandbox::kNestedSandboxEnv);

@@ -152,9 +152,24 @@ struct Confinement {
 // refuses every mount to a process in such a domain, a nested sandbox's too.
 inline constexpr const char* kNestedSandboxEnv = "BLAUDE_NESTED_SANDBOX";
 
+// Nested user namespaces refused by blaude itself, so that the exit line can name the program
+// that wanted one (inside/userns_guard.hpp, bwrap/run/userns_watch.hpp): where the exec shim can
+// make that filter (it knows this architecture's call numbers), bwrap's leaves the two rows out.
+// bwrap's --setenv gives the shim the number of its end of the socket the listener goes back by.
+#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
+#define BLAUDE_USERNS_BY_SHIM 1
+#else
+#define BLAUDE_USERNS_BY_SHIM 0
+#endif
+inline constexpr bool kUsernsByShim = BLAUDE_USERNS_BY_SHIM;
+inline constexpr const char* kUsernsNotifyEnv = "BLAUDE_USERNS_NOTIFY";
+
 struct SyscallFilter {
   bool on = false;
   bool nested = false;  // namespaces inside (nested sandboxes): the namespace and mount rows are lifted
+  // unshare and clone with CLONE_NEWUSER are refused by the exec shim's filter and blaude
+  // (kUsernsByShim), not by bwrap's: they are left out of its program.
+  bool userns_by_shim = false;
 };
 
 struct LaunchPlan {

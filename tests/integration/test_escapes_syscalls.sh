@@ -71,6 +71,7 @@ probe() {  # probe OUT [blaude options]: the probe's lines in OUT
 val() { sed -n "s/^$2=//p" "$1"; }
 
 check "the probe runs in the filtered sandbox" probe "$T_DIR/on"
+cp "$T_DIR/sb.err" "$T_DIR/on.err"
 check "control: with the filter, the start names no missing filter" not grep -q "NO syscall filter" "$T_DIR/sb.err"
 # The control runs with nested sandboxes on as well: otherwise the exec shim's Landlock domain
 # (which handles a file right) makes the kernel refuse every mount itself.
@@ -111,8 +112,20 @@ done
 nested='bwrap --ro-bind / / --dev /dev true && echo NESTED-OK'
 out=$(sb_nobody /usr/bin -- "$nested") || true
 check "a bwrap inside fails without --nested-sandbox" test "$out" != NESTED-OK
+# blaude itself refuses the user namespace (the exec shim's filter hands the call over), so its
+# exit line can name the program and the setting.
+refusal='^blaude: the sandbox refused [0-9]* request(s) for a user namespace of its own'
+check "... and blaude's exit line names bwrap and --nested-sandbox" \
+  grep -q "$refusal (from bwrap):.*--nested-sandbox" "$T_DIR/sb.err"
+check "the probe's refused unshare is named in its run's exit line" grep -q "$refusal (from python3)" "$T_DIR/on.err"
+# A program that names itself with an escape sequence: named, escaped.
+sb_nobody /usr/bin -- 'cp /usr/bin/unshare "/tmp/$(printf "x\033]2;pwn\a")" && "/tmp/$(printf "x\033]2;pwn\a")" -U true' || true
+check "a program's chosen name is shown escaped in the exit line" grep -q "$refusal (from x\\\\e\]2;pwn\\\\x07)" "$T_DIR/sb.err"
+# (unshare's own error message, which is the command's output, names itself raw: only blaude's line counts)
+check "... never raw" not grep -q "$(printf '\033]2;pwn')" <(grep '^blaude: the sandbox refused' "$T_DIR/sb.err")
 out=$(sb_nobody /usr/bin --nested-sandbox -- "$nested") || { cat "$T_DIR/sb.err"; true; }
 check_eq "a bwrap inside works with --nested-sandbox" NESTED-OK "$out"
+check "control: with --nested-sandbox nothing is refused or reported" not grep -q "user namespace of its own" "$T_DIR/sb.err"
 probe "$T_DIR/nested" --nested-sandbox
 check_eq "--nested-sandbox keeps TIOCSTI refused" "$EPERM" "$(val "$T_DIR/nested" tiocsti_high_bits)"
 check_eq "--nested-sandbox allows a user namespace" 0 "$(val "$T_DIR/nested" unshare_user)"

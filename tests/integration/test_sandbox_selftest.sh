@@ -27,11 +27,12 @@ st "$T_DIR/all" --
 cat "$T_DIR/all"
 check_eq "selftest exits 0 when every protection holds" 0 "$(cat "$T_DIR/all.rc")"
 check "it prints its table" grep -q "^PROBE  *EXPECTED  *RESULT  *DETAIL" "$T_DIR/all"
-check_eq "ten rows" 10 "$(grep -c '  \(held\|NOT HELD\|n/a\)  ' "$T_DIR/all")"
+check_eq "eleven rows" 11 "$(grep -c '  \(held\|NOT HELD\|n/a\)  ' "$T_DIR/all")"
 check "every row is held here" not grep -q "NOT HELD\|  n/a  " "$T_DIR/all"
 for p in "write .git/hooks/pre-commit" "write .git/config" "connect to a host abstract socket" \
   "connect to a host socket in /tmp" "TIOCSTI (command's high bits set)" io_uring_setup bpf \
-  "a user namespace of its own" "tasks bounded (pids.max or RLIMIT_NPROC)" "--no-network: a host loopback port"; do
+  "a user namespace of its own" "tasks bounded (pids.max or RLIMIT_NPROC)" "--no-network: a host loopback port" \
+  "a new repository's fsmonitor, after exit"; do
   check "row: $p held" grep -qF -- "$p" <(grep "  held  " "$T_DIR/all")
 done
 check "the temp dir it made is gone" test "$(ls -d /tmp/blaude-selftest-* 2>/dev/null | sort || true)" = "$before"
@@ -48,5 +49,12 @@ check_eq "--nested-sandbox --no-limits: still exit 0" 0 "$(cat "$T_DIR/nested.rc
 check "... the user-namespace row is not applicable, naming the flag" \
   grep -q "^a user namespace of its own .*  n/a  .*--nested-sandbox allows them" "$T_DIR/nested"
 check "... and so is the tasks row" grep -q "^tasks bounded .*  n/a  .*--no-limits" "$T_DIR/nested"
+
+# The exit audit's row, against the session that turns it off: the host's git then runs what the
+# session planted (a touch of a file in the host's /tmp), and selftest says so.
+st "$T_DIR/apw" -- --allow-protected-writes
+check_eq "control: with --allow-protected-writes selftest exits 1" 1 "$(cat "$T_DIR/apw.rc")"
+check "... the new repository's fsmonitor is NOT HELD: the host's git ran it" \
+  grep -q "^a new repository's fsmonitor, after exit .*NOT HELD .*the host's git ran it" "$T_DIR/apw"
 
 finish

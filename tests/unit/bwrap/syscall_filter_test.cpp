@@ -120,7 +120,7 @@ std::map<std::string, int> calls_in_child(const std::string* program) {
 
 TEST_CASE("syscall filter: the table's refusals hold in a process that loaded it, and the calls beside them work",
           "[bwrap][seccomp]") {
-  const std::string program = compile_syscall_filter({true, false});
+  const std::string program = compile_syscall_filter({true, false, false});
   REQUIRE(!program.empty());
   REQUIRE(program.size() % sizeof(sock_filter) == 0);
   const auto on = calls_in_child(&program);
@@ -154,7 +154,7 @@ TEST_CASE("syscall filter: the table's refusals hold in a process that loaded it
 }
 
 TEST_CASE("syscall filter: nested sandboxes lift the namespace and mount rows only", "[bwrap][seccomp]") {
-  const std::string program = compile_syscall_filter({true, true});
+  const std::string program = compile_syscall_filter({true, true, false});
   const auto nested = calls_in_child(&program);
   const auto off = calls_in_child(nullptr);
   for (const char* lifted : {"setns", "unshare-user", "umount2", "fsopen", "clone3"}) {
@@ -169,18 +169,18 @@ TEST_CASE("syscall filter: nested sandboxes lift the namespace and mount rows on
 }
 
 TEST_CASE("syscall filter: --dry-run's table names every active row once, with its errno", "[bwrap][seccomp]") {
-  CHECK(format_syscall_filter({false, false}).empty());
-  const std::string text = format_syscall_filter({true, false});
-  for (const SyscallRule* r : active_rules({true, false})) {
+  CHECK(format_syscall_filter({false, false, false}).empty());
+  const std::string text = format_syscall_filter({true, false, false});
+  for (const SyscallRule* r : active_rules({true, false, false})) {
     INFO(r->call);
     CHECK(text.find(r->call) != std::string::npos);
   }
   CHECK(text.find("#   ioctl (TIOCSTI): EPERM") != std::string::npos);
   CHECK(text.find("#   clone3: ENOSYS") != std::string::npos);
-  const std::string nested = format_syscall_filter({true, true});
+  const std::string nested = format_syscall_filter({true, true, false});
   CHECK(nested.find("setns: EPERM") == std::string::npos);
   CHECK(text.find("setns: EPERM") != std::string::npos);
   CHECK(nested.find("#   bpf") != std::string::npos);
-  CHECK(active_rules({true, true}).size() < active_rules({true, false}).size());
+  CHECK(active_rules({true, true, false}).size() < active_rules({true, false, false}).size());
 }
 #endif

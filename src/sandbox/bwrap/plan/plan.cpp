@@ -152,7 +152,8 @@ void add_namespaces(Builder& b) {
   // sandbox would share the user's terminal, so it gets its own session.
   if (!b.f.stdio_tty) b.option({"--new-session"});
   if (b.req.no_network) b.option({"--unshare-net"});
-  b.p.syscalls = {b.f.syscall_filter, b.req.nested_sandbox};
+  b.p.syscalls = {b.f.syscall_filter, b.req.nested_sandbox,
+                  b.f.syscall_filter && !b.req.nested_sandbox && kUsernsByShim};
 }
 
 void add_system(Builder& b) {

@@ -121,11 +121,15 @@ const std::vector<SyscallRule>& syscall_rules() {
   return rules;
 }
 
+bool answered_by_shim(const SyscallRule& r) {
+  return r.nested_lifts && (std::strcmp(r.call, "unshare") == 0 || std::strcmp(r.call, "clone") == 0);
+}
+
 std::vector<const SyscallRule*> active_rules(const SyscallFilter& f) {
   std::vector<const SyscallRule*> out;
   if (!f.on) return out;
   for (const auto& r : syscall_rules())
-    if (!(f.nested && r.nested_lifts)) out.push_back(&r);
+    if (!(f.nested && r.nested_lifts) && !(f.userns_by_shim && answered_by_shim(r))) out.push_back(&r);
   return out;
 }
 
@@ -149,6 +153,14 @@ std::string format_syscall_filter(const SyscallFilter& f) {
     }
     out += "#   " + head + ": " + errno_name(rows[i]->error) + ", " + rows[i]->why + "\n";
     i = j;
+  }
+  if (f.userns_by_shim) {
+    std::string head;
+    for (const auto& r : syscall_rules())
+      if (answered_by_shim(r)) head += (head.empty() ? "" : ", ") + std::string(r.call) + " (" + r.when + ")";
+    out += "#   " + head +
+           ": EPERM from blaude: the exec shim's own filter hands these calls to blaude, which refuses them and "
+           "names the program in its exit line (nested sandboxes need them: --nested-sandbox)\n";
   }
   return out;
 }

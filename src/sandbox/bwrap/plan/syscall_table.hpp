@@ -47,7 +47,11 @@ struct SyscallRule {
 // The table, in the order --dry-run prints it.
 const std::vector<SyscallRule>& syscall_rules();
 
-// The rows that apply under these settings.
+// unshare's and clone's CLONE_NEWUSER rows: with SyscallFilter::userns_by_shim, blaude refuses
+// those through the exec shim's filter (inside/userns_guard.hpp), and bwrap's program leaves them out.
+bool answered_by_shim(const SyscallRule& r);
+
+// The rows bwrap's program holds under these settings.
 std::vector<const SyscallRule*> active_rules(const SyscallFilter& f);
 
 // --dry-run's comment block: the filter's rows, one a line, with the errno and the reason

@@ -81,14 +81,23 @@ PreparedLaunch prepare_launch(const LaunchPlan& plan) {
     out.fds.push_back(std::move(fd));
   }
   if (plan.syscalls.on) {
+    // The user-namespace rows go to the shim's filter, whose listener comes back over the
+    // watch's socket (inside/userns_guard.hpp); without a watch, bwrap's program keeps them.
+    SyscallFilter f = plan.syscalls;
+    if (f.userns_by_shim) out.userns = UsernsWatch::start();
+    f.userns_by_shim = out.userns != nullptr;
     const auto t0 = std::chrono::steady_clock::now();
-    const std::string program = compile_syscall_filter(plan.syscalls);
+    const std::string program = compile_syscall_filter(f);
     spdlog::info("sandbox: syscall filter: {} instructions, compiled in {} us", program.size() / 8,
                  std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
     UniqueFd fd = memfd_with("blaude-seccomp", program);
     insert({"--seccomp", std::to_string(fd.get())});
     out.keep_fds.push_back(fd.get());
     out.fds.push_back(std::move(fd));
+    if (out.userns) {
+      insert({"--setenv", kUsernsNotifyEnv, std::to_string(out.userns->inside_fd())});
+      out.keep_fds.push_back(out.userns->inside_fd());
+    }
   }
   if (plan.deferred) {
     out.deferred_mounts = std::make_unique<std::vector<InnerMount>>();

@@ -9,6 +9,7 @@
 #include "sandbox/bwrap/run/protect_gate.hpp"
 #include "sandbox/bwrap/plan/deferred.hpp"
 #include "sandbox/bwrap/probe/confine.hpp"
+#include "sandbox/bwrap/run/userns_watch.hpp"
 #include "sandbox/launch_plan.hpp"
 
 namespace blaude::sandbox::bwrap {
@@ -29,6 +30,8 @@ struct PreparedLaunch {
   // run_confinement); null when there is nothing to do.
   std::unique_ptr<PreparedConfinement> confine;
   int setup_done_fd = -1;  // of kSetupDoneToken's data (plan/held.hpp), when the plan has one
+  // Answers the user-namespace calls the exec shim's filter hands over (SyscallFilter::userns_by_shim).
+  std::unique_ptr<UsernsWatch> userns;
 };
 
 // pty::PreExec's signature over a PreparedConfinement.
