@@ -15,7 +15,7 @@ deb_test=(tmux xclip xsel xvfb xterm kitty asciinema util-linux procps clang lib
           passt  # pasta: test_net_own_namespace (the .deb recommends it)
           openssh-server  # sshd: test_ssh_agent's git push
           strace gdb  # test_escapes_syscalls: debuggers keep working under the syscall filter
-          socat ripgrep)  # Claude Code's own command sandbox: test_sandbox_nested_claude_real
+          socat)  # the relay of Claude Code's own command sandbox: test_sandbox_nested_claude_real
 rpm_build=(gcc-c++ cmake make pkgconf-pkg-config libuv-devel utf8proc-devel spdlog-devel libseccomp-devel
            json-devel catch2-devel bubblewrap)
 rpm_test=(tmux xclip xsel xorg-x11-server-Xvfb xterm kitty asciinema util-linux procps-ng clang compiler-rt

@@ -14,7 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 
 need_sandbox
-for c in socat rg python3; do command -v "$c" >/dev/null || missing "$c is not installed (Claude Code's sandbox needs it)"; done
+command -v socat >/dev/null || missing "socat is not installed (Claude Code's Linux sandbox relays its network through it)"
 claude_tmp_cleanup_at_exit
 # Claude Code on the host also makes these two (empty once it is done); removed if this test made them.
 for d in /tmp/cc-daemon-65534 /tmp/claude-host-65534; do
