@@ -14,7 +14,8 @@ deb_test=(tmux xclip xsel xvfb xterm kitty asciinema util-linux procps clang lib
           keyutils gnupg  # keyctl: test_escapes_ipc; gpg, gpgconf, gpg-agent: test_escapes_gpg
           passt  # pasta: test_net_own_namespace (the .deb recommends it)
           openssh-server  # sshd: test_ssh_agent's git push
-          strace gdb)  # test_escapes_syscalls: debuggers keep working under the syscall filter
+          strace gdb  # test_escapes_syscalls: debuggers keep working under the syscall filter
+          socat)  # the relay of Claude Code's own command sandbox: test_sandbox_nested_claude_real
 rpm_build=(gcc-c++ cmake make pkgconf-pkg-config libuv-devel utf8proc-devel spdlog-devel libseccomp-devel
            json-devel catch2-devel bubblewrap)
 rpm_test=(tmux xclip xsel xorg-x11-server-Xvfb xterm kitty asciinema util-linux procps-ng clang compiler-rt
