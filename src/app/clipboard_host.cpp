@@ -12,9 +12,9 @@
 #include <chrono>
 #include <cstring>
 
+#include "common/data_fd.hpp"
 #include "common/unique_fd.hpp"
 #include "osc52/decode.hpp"
-#include "osc52/sink.hpp"
 
 extern char** environ;
 
@@ -44,6 +44,11 @@ ClipTools choose_clip_tools(const osc52::HostFacts& h, const std::string& wl_pas
   return t;
 }
 
+namespace {
+bool wait_bounded(pid_t pid, int ms, bool& late);
+void spawn_attrs(posix_spawnattr_t& at);
+}  // namespace
+
 std::optional<std::string> read_bounded(const std::vector<std::string>& argv, size_t max, int timeout_ms,
                                         std::string& why) {
   int p[2];
@@ -60,11 +65,7 @@ std::optional<std::string> read_bounded(const std::vector<std::string>& argv, si
   posix_spawn_file_actions_adddup2(&fa, wr.get(), 1);
   posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
   posix_spawnattr_t at;
-  posix_spawnattr_init(&at);
-  sigset_t none;
-  sigemptyset(&none);
-  posix_spawnattr_setsigmask(&at, &none);  // the broker's thread blocks every signal
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK);
+  spawn_attrs(at);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -100,34 +101,81 @@ std::optional<std::string> read_bounded(const std::vector<std::string>& argv, si
     }
   }
   // The tool's stdout is at its end (or we stopped reading): it exits now, or is made to.
-  int status = 0;
-  for (int i = 0; i < 50 && ::waitpid(pid, &status, WNOHANG) == 0; ++i) {
-    if (late || over || i == 49) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      break;
-    }
-    ::usleep(10'000);
-  }
+  // Its stdout is at its end (or no longer read): it exits now, or is made to.
+  if (late || over) ::kill(pid, SIGKILL);
+  bool killed = false;
+  const bool exited0 = wait_bounded(pid, 500, killed);
   if (late) why = argv[0] + " did not answer within " + std::to_string(timeout_ms) + " ms";
   else if (over) why = "the host clipboard holds more than " + std::to_string(max) + " bytes";
-  else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) why = "the host clipboard holds nothing of that type";
+  else if (!exited0) why = "the host clipboard holds nothing of that type";
   else return out;
   return std::nullopt;
 }
 
 namespace {
 
+void spawn_attrs(posix_spawnattr_t& at) {
+  posix_spawnattr_init(&at);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&at, &none);  // the broker's thread blocks every signal
+  short flags = POSIX_SPAWN_SETSIGMASK;
+#ifdef POSIX_SPAWN_SETSID
+  flags |= POSIX_SPAWN_SETSID;  // the selection owner it forks outlives blaude and the terminal
+#endif
+  posix_spawnattr_setflags(&at, flags);
+}
+
+// Waits up to `ms` for `pid`; kills it after. True when it exited 0 (or was reaped elsewhere).
+bool wait_bounded(pid_t pid, int ms, bool& late) {
+  int status = 0;
+  late = false;
+  for (int waited = 0;; waited += 10) {
+    pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (r < 0) return errno == ECHILD;
+    if (waited >= ms) break;
+    ::usleep(10'000);
+  }
+  late = true;
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, &status, 0);
+  return false;
+}
+
+std::string run_copy_helper(const std::vector<std::string>& argv, const std::string& payload, int timeout_ms) {
+  UniqueFd in = data_fd("blaude-clip", payload);
+  if (!in) return std::string("cannot buffer the copy: ") + std::strerror(errno);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, in.get(), 0);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  posix_spawnattr_t at;
+  spawn_attrs(at);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  int rc = posix_spawn(&pid, args[0], &fa, &at, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  if (rc != 0) return "cannot start " + argv[0] + ": " + std::strerror(rc);
+  bool late = false;
+  if (wait_bounded(pid, timeout_ms, late)) return "";
+  return late ? argv[0] + " did not finish in time; nothing copied" : argv[0] + " failed; nothing copied";
+}
+
 class Host : public ClipHost {
 public:
   explicit Host(ClipTools t) : t_(std::move(t)) {}
 
-  void attach(uv_loop_t* loop) override {
-    if (t_.copy.tool != osc52::Tool::None) sink_ = osc52::make_helper_sink(loop, t_.copy, 3000);
-  }
+  // Nothing runs on the broker's loop: a uv_spawn there would put libuv's SIGCHLD handler in
+  // place of pipes mode's own (pty/signal_pipe.hpp), which then never hears the child's exit.
+  void attach(uv_loop_t*) override {}
 
   std::string copy(clip::Sel sel, Kind kind, const std::string&, std::string data) override {
-    if (!sink_) return "no clipboard tool on the host (xclip, xsel or wl-copy with a display)";
+    if (t_.copy.tool == osc52::Tool::None) return "no clipboard tool on the host (xclip, xsel or wl-copy with a display)";
     osc52::Copy c;
     c.targets = {sel == clip::Sel::Primary ? osc52::Target::Primary : osc52::Target::Clipboard};
     if (kind == Kind::Png) {
@@ -144,8 +192,11 @@ public:
                      c.removed_controls);
       if (c.text.empty()) return "nothing left to copy once control characters were removed";
     }
-    sink_->copy(std::move(c));
-    return "";
+    // The OSC 52 sink's command (osc52::helper_argv), run here: the tool takes its stdin, forks
+    // the selection's owner and exits.
+    std::vector<std::string> argv = osc52::helper_argv(t_.copy, c.targets[0], c.type);
+    if (argv.empty()) return std::string("the host's ") + osc52::tool_name(t_.copy.tool) + " cannot set that selection";
+    return run_copy_helper(argv, c.text, 3000);
   }
 
   Read read(clip::Sel sel, Kind kind, const std::string& type) override {
@@ -205,7 +256,6 @@ public:
 
 private:
   ClipTools t_;
-  std::unique_ptr<osc52::Sink> sink_;
 };
 
 }  // namespace

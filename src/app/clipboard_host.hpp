@@ -1,8 +1,10 @@
-// The host's side of the clipboard stand-ins (broker/clip_service.hpp's ClipHost): copies go to
-// the OSC 52 room's sink (osc52/sink.hpp: the same helper, its timeout, its ordering) after the
-// same sanitising as an OSC 52 copy (valid UTF-8, control characters removed) or, for an image,
-// a PNG signature check; reads run the host's own tool (xclip -o, wl-paste, xsel -o, pbpaste)
-// without a shell, bounded in bytes and time.
+// The host's side of the clipboard stand-ins (broker/clip_service.hpp's ClipHost): a copy runs
+// the OSC 52 sink's command (osc52::helper_argv: the same tool and selection, `-t`/`--type` for
+// an image) after the same sanitising as an OSC 52 copy (valid UTF-8, control characters
+// removed) or, for an image, a PNG signature check. It runs with posix_spawn on the broker's
+// thread, bounded to 3 s (the tool forks the selection's owner and exits), not with uv_spawn on
+// the broker's loop: libuv's SIGCHLD handler would replace pipes mode's own. Reads run the host's
+// own tool (xclip -o, wl-paste, xsel -o, pbpaste) the same way, bounded in bytes and time.
 #pragma once
 #include <memory>
 #include <string>
