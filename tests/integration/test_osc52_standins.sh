@@ -9,7 +9,8 @@
 # bracketed paste opens it too. Two sessions in pipes mode: no read at all, a huge copy, an
 # unknown option, a malformed request (and the service answers afterwards), the other
 # session's socket out of reach; --no-clipboard refuses the copy (control: the same copy
-# without it lands).
+# without it lands); the user policy's clipboard-paste text answers text reads without the key,
+# and a project's file may not say it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/osc52_lib.sh"
 
@@ -154,4 +155,21 @@ check "--no-clipboard: the copy is refused, and says so" grep -q '^off=1 .*--no-
 check_eq "--no-clipboard: the host CLIPBOARD unchanged" 'after malformed' "$(clip_get clipboard)"
 inside=$(sb_nobody /usr/bin -- 'printf "copied" | xclip -selection clipboard -i 2>e; echo "on=$? $(cat e)"' || true)
 check "control: the same copy without --no-clipboard lands" clip_wait clipboard 'copied'
+
+# The policy: `clipboard-paste text` in the user's file answers text reads at any time (even in
+# pipes mode), images still not; in a project's file it is refused before anything starts.
+mkdir -p "$H/.config/blaude"
+echo "clipboard-paste text" >"$H/.config/blaude/policy"
+chown -R $NOBODY:$NOBODY "$H/.config"
+inside=$(sb_nobody /usr/bin -- 'xclip -selection clipboard -o 2>e; echo " text=$? $(cat e)"
+  xclip -selection clipboard -t image/png -o >/dev/null 2>e; echo "png=$? $(cat e)"' || true)
+check "clipboard-paste text: a text read is answered without the key" grep -q '^copied text=0' <<<"$inside"
+check "... an image read is still refused" grep -q '^png=1 ' <<<"$inside"
+rm "$H/.config/blaude/policy"
+echo "clipboard-paste text" >"$WS/.blaude"
+out=$(cd "$WS" && env -i HOME="$H" PATH=/usr/bin:/bin "${SB_ENV[@]}" setpriv --reuid=65534 --regid=65534 --clear-groups \
+  "$BLAUDE" --exec true </dev/null 2>&1; echo "rc=$?")
+check "clipboard-paste in a project's policy is refused" grep -q "clipboard-paste belongs in your own policy" <<<"$out"
+check "... and nothing ran" grep -q "^rc=1$" <<<"$out"
+rm "$WS/.blaude"
 finish
