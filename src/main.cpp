@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "inside/clip_standin.hpp"
 #include "inside/exec_shim.hpp"
 #include "inside/selftest_probe.hpp"
 #include "inside/shim_isolation.hpp"
@@ -49,6 +50,9 @@ app::Outcome dispatch(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Inside the sandbox, called as a clipboard tool (a link in inside::kStandinDir).
+  if (const char* standin = inside::clip_standin_name(argc > 0 ? argv[0] : nullptr))
+    return inside::clip_standin(standin, argc, argv);
   // Inside the sandbox, first of all: start the sandboxed command (inside/exec_shim.hpp).
   if (argc >= 2 && std::strcmp(argv[1], inside::kExecShim) == 0) return inside::exec_shim(argc - 2, argv + 2, false);
   if (argc >= 2 && std::strcmp(argv[1], inside::kExecShimOnPty) == 0) return inside::exec_shim(argc - 2, argv + 2, true);

@@ -6,12 +6,16 @@
 #include <cstdio>
 #include <cstring>
 
+#include "inside/clip_standin.hpp"
 #include "inside/exec_shim.hpp"
 #include "inside/selftest_probe.hpp"
 #include "sandbox/request.hpp"
 
 int main(int argc, char** argv) {
   using namespace blaude;
+  // Called as a clipboard tool (a link in inside::kStandinDir).
+  if (const char* standin = inside::clip_standin_name(argc > 0 ? argv[0] : nullptr))
+    return inside::clip_standin(standin, argc, argv);
   if (argc >= 2 && std::strcmp(argv[1], sandbox::kShimVerb) == 0) return inside::exec_shim(argc - 2, argv + 2, false);
   if (argc >= 2 && std::strcmp(argv[1], sandbox::kShimVerbOnPty) == 0) return inside::exec_shim(argc - 2, argv + 2, true);
   if (argc >= 2 && std::strcmp(argv[1], inside::kSelftestProbe) == 0) return inside::selftest_probe(argc - 2, argv + 2);

@@ -15,7 +15,7 @@ set(BLAUDE_TESTS_check
   test_escapes_own_state test_audit_claude_key_table test_escapes_audit_journal
   test_escapes_claude_project_names test_escapes_runner_state test_sandbox_config_unmapped
   test_net_host_local test_net_fd_budget test_net_rendezvous test_escapes_syscalls test_net_live_allow
-  test_net_capture test_net_capture_ssh test_ssh_agent
+  test_net_capture test_net_capture_ssh test_ssh_agent test_osc52_standins
   test_sandbox_limits test_sandbox_selftest
 )
 
@@ -30,7 +30,7 @@ set(BLAUDE_TESTS_asan
   test_escapes_claude_allowlist test_escapes_audit_journal test_escapes_claude_project_names
   test_escapes_runner_state test_escapes_fsmonitor_window
   test_net_proxy test_net_bounds test_net_cli test_net_host_local test_net_fd_budget test_net_own_namespace
-  test_net_live_allow test_ssh_agent
+  test_net_live_allow test_ssh_agent test_osc52_standins
   test_cli_passthrough test_sandbox_bad_input test_policy_trust_gate
   test_protect_deferred test_session_sweep
 )

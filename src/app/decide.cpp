@@ -8,6 +8,7 @@
 #include "app/audit.hpp"
 #include "app/claude_settings.hpp"
 #include "app/launch.hpp"
+#include "inside/clip_standin.hpp"
 #include "cli/command.hpp"
 #include "cli/parse.hpp"
 #include "common/file_io.hpp"
@@ -132,6 +133,8 @@ std::optional<Failure> trust_gate(const HostEnv& host, const cli::Options& o, sa
   if (!g.loaded.user.nested_sandbox.empty()) req.nested_sandbox = true;
   l.ssh_policy.agent_origin = g.loaded.user.ssh_agent;
   for (const auto& k : g.loaded.user.ssh_keys) l.ssh_policy.keys.emplace_back(k.key, k.origin);
+  l.ssh_policy.clipboard_paste = g.loaded.user.clipboard_paste;
+  l.ssh_policy.clipboard_paste_origin = g.loaded.user.clipboard_paste_origin;
   req.seed_workspace = sandbox::trust::seed_workspace(o.workspace_path, g.loaded);
   const auto& u = g.loaded.user;
   if (u.memory_max) l.limit_settings.memory_max = *u.memory_max, l.limit_settings.memory_from = "policy";
@@ -187,20 +190,31 @@ Decision decide_sandboxed(const HostEnv& host, const cli::Options& o, const std:
       o.ssh && !sock.empty() && facts.at(sock).kind == bw::Kind::Socket)
     ctx.ssh_auth_sock = sock;
   // The signing-only agent: SSH_AUTH_SOCK names its socket inside, the way --ssh names the real one.
-  ServicesDecision sd = decide_services(host, o, l.ssh_policy, control_runtime_dir(host.get("XDG_RUNTIME_DIR")));
+  // The clipboard stand-ins (every session): their directory first on PATH.
+  ServicesDecision sd =
+      decide_services(host, o, l.ssh_policy, control_runtime_dir(host.get("XDG_RUNTIME_DIR")), true);
   if (sd.failure) return *sd.failure;
   if (sd.launch) {
     l.services = std::move(sd.launch);
     req.services_bwrap_args = std::move(sd.bwrap_args);
-    rules.ssh = true;
-    ctx.ssh_auth_sock = sd.ssh_auth_sock;
+    if (!sd.ssh_auth_sock.empty()) {
+      rules.ssh = true;
+      ctx.ssh_auth_sock = sd.ssh_auth_sock;
+    }
   }
+  if (sd.standins) ctx.path = std::string(inside::kStandinDir) + ":" + ctx.path;
   sandbox::EnvList env = sandbox::filter_env(host.environ, rules, ctx);
   NetDecision nd = decide_network(o, std::move(net_grants), no_default_domains, env, req, l.notices,
                                   netns_facts(host, facts.ipc.landlock_abi, facts.ipc.bwrap_setuid));
   if (nd.failure) return *nd.failure;
   l.net = std::move(nd.launch);
   l.netns_pasta = std::move(nd.netns_pasta);
+  // The stand-ins are links to the binary the sandbox starts its command with (plan_seed.cpp's
+  // shimmed(): blaude-exec when installed, blaude's own in proxy mode, which binds it).
+  if (sd.standins) {
+    auto a = standin_args(!req.proxy && !facts.shim_exe.empty() ? sandbox::kSandboxShim : sandbox::kSandboxSelf);
+    req.services_bwrap_args.insert(req.services_bwrap_args.end(), a.begin(), a.end());
+  }
   // Transparent capture's resolv.conf also where the host's is a link (add_resolv binds at its target).
   if (l.net && req.proxy && !req.proxy->data.empty()) facts.resolv_content = net::capture_resolv_conf();
   if (!l.netns_pasta.empty())

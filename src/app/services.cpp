@@ -10,6 +10,8 @@
 #include <cerrno>
 
 #include "broker/agent_service.hpp"
+#include "broker/clip_service.hpp"
+#include "inside/clip_standin.hpp"
 #include "broker/server.hpp"
 #include "common/file_io.hpp"
 #include "common/git_config.hpp"
@@ -70,18 +72,45 @@ std::optional<broker::agent::KeyRule> signingkey_rule(const HostEnv& host, std::
 }  // namespace
 
 ServicesDecision decide_services(const HostEnv& host, const cli::Options& o, const SshPolicy& policy,
-                                 const std::string& runtime_dir) {
+                                 const std::string& runtime_dir, bool clipboard) {
   ServicesDecision d;
   const bool agent = o.ssh_agent || !policy.agent_origin.empty();
-  if (!agent) return d;
+  if (!agent && !clipboard) return d;
   auto fail = [&d](std::string what, std::string hint, int code = 1) {
     d.failure = Failure{std::move(what), std::move(hint), code};
     return d;
   };
+  ServicesLaunch l;
+  if (clipboard) {
+    l.clipboard = true;
+    const osc52::HostFacts hf = osc52::probe_host(host, o.no_clipboard);
+    const std::string path = host.get("PATH");
+    l.clip_tools = choose_clip_tools(hf, hf.wayland_display.empty() ? "" : osc52::find_program("wl-paste", path),
+                                     hf.macos ? osc52::find_program("pbpaste", path) : "");
+    if (hf.disabled) l.copy_off = o.no_clipboard ? "blaude runs with --no-clipboard" : "OSC52_NO_CLIPBOARD=1";
+    else if (l.clip_tools.copy.tool == osc52::Tool::None)
+      l.copy_off = "no clipboard tool on the host (xclip, xsel or wl-copy with a display)";
+    if (policy.clipboard_paste == "off") l.paste = broker::clipboard::PastePolicy::Off;
+    if (policy.clipboard_paste == "text") l.paste = broker::clipboard::PastePolicy::TextAlways;
+    l.paste_origin = policy.clipboard_paste_origin;
+  }
+  if (!agent) {
+    std::string why;
+    const std::string base = net::live_dir(runtime_dir, why);
+    if (base.empty()) {
+      spdlog::info("broker: no clipboard stand-ins: no private directory for their socket: {}", why);
+      return d;
+    }
+    l.dir = base + "/services-" + std::to_string(long(::getpid()));
+    d.bwrap_args = {"--ro-bind", l.dir, broker::kSandboxServicesDir};
+    d.standins = true;
+    d.launch = std::move(l);
+    return d;
+  }
+  l.agent_on = true;
   if (o.ssh)
     return fail("--ssh and --ssh-agent: choose one",
                 "--ssh hands over ~/.ssh and your whole agent; --ssh-agent only signing with the keys you name.", 2);
-  ServicesLaunch l;
   l.upstream = host.get("SSH_AUTH_SOCK");
   struct stat st{};
   if (l.upstream.empty() || l.upstream[0] != '/' || ::stat(l.upstream.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode))
@@ -125,11 +154,19 @@ ServicesDecision decide_services(const HostEnv& host, const cli::Options& o, con
   // KEYFILE.pub and the private half in the agent: the public key file alone, at its path.
   if (!pub_file.empty() && o.git) d.bwrap_args.insert(d.bwrap_args.end(), {"--ro-bind", pub_file, pub_file});
   d.ssh_auth_sock = std::string(broker::kSandboxServicesDir) + "/" + broker::agent::kSocketName;
+  d.standins = l.clipboard;
   d.launch = std::move(l);
   return d;
 }
 
-std::variant<std::unique_ptr<ServicesSession>, Failure> ServicesSession::start(const ServicesLaunch& l) {
+std::vector<std::string> standin_args(const std::string& binary) {
+  std::vector<std::string> a;
+  for (const char* n : inside::kStandinNames)
+    a.insert(a.end(), {"--symlink", binary, std::string(inside::kStandinDir) + "/" + n});
+  return a;
+}
+
+std::variant<std::unique_ptr<ServicesSession>, Failure> ServicesSession::start(const ServicesLaunch& l, bool terminal) {
   std::unique_ptr<ServicesSession> s(new ServicesSession);
   const std::string parent = l.dir.substr(0, l.dir.rfind('/'));
   const std::string name = l.dir.substr(l.dir.rfind('/') + 1);
@@ -144,6 +181,7 @@ std::variant<std::unique_ptr<ServicesSession>, Failure> ServicesSession::start(c
                    "Remove it; blaude makes it again."};
   // A session that is gone left it (its pid is ours now): its socket and the directory go.
   ::unlinkat(held.get(), (name + "/" + broker::agent::kSocketName).c_str(), 0);
+  ::unlinkat(held.get(), (name + "/" + clip::kSocketName).c_str(), 0);
   ::unlinkat(held.get(), name.c_str(), AT_REMOVEDIR);
   if (::mkdirat(held.get(), name.c_str(), 0700) != 0) return Failure{"cannot make " + l.dir + ": " + errno_text(), ""};
   s->dir_ = l.dir;
@@ -151,9 +189,18 @@ std::variant<std::unique_ptr<ServicesSession>, Failure> ServicesSession::start(c
   if (!dir || ::fstat(dir.get(), &st) != 0 || st.st_uid != ::getuid() || (st.st_mode & 077) != 0)
     return Failure{"cannot open " + l.dir + " as the directory blaude just made", ""};
   std::vector<std::unique_ptr<broker::Service>> services;
-  services.push_back(broker::agent::make_agent_service({l.agent, l.upstream}));
+  if (l.agent_on) services.push_back(broker::agent::make_agent_service({l.agent, l.upstream}));
+  if (l.clipboard) {
+    broker::clipboard::ClipConfig cc;
+    cc.copy_off = l.copy_off;
+    cc.paste = l.paste;
+    cc.paste_origin = l.paste_origin;
+    if (terminal) s->gate_ = cc.gate = std::make_shared<broker::clipboard::PasteGate>();
+    cc.host = make_clip_host(l.clip_tools);
+    services.push_back(broker::clipboard::make_clip_service(std::move(cc)));
+  }
   auto b = broker::Broker::start(l.dir, std::move(services));
-  if (auto* e = std::get_if<std::string>(&b)) return Failure{"the signing-only ssh-agent: " + *e, ""};
+  if (auto* e = std::get_if<std::string>(&b)) return Failure{"the host services (ssh-agent, clipboard): " + *e, ""};
   s->broker_ = std::get<std::unique_ptr<broker::Broker>>(std::move(b));
   spdlog::info("broker: listening in {}", l.dir);
   return s;
@@ -172,6 +219,7 @@ ServicesSession::~ServicesSession() {
   finish();
   if (!dir_.empty()) {
     ::unlink((dir_ + "/" + broker::agent::kSocketName).c_str());
+    ::unlink((dir_ + "/" + clip::kSocketName).c_str());
     ::rmdir(dir_.c_str());
   }
 }

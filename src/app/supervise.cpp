@@ -12,6 +12,7 @@
 
 #include "inside/exec_shim.hpp"
 #include "app/launch.hpp"
+#include "broker/clip_service.hpp"
 #include "inside/shim_isolation.hpp"
 #include "asciinema/guard.hpp"
 #include "common/platform.hpp"
@@ -172,12 +173,20 @@ int supervise(const HostEnv& host, const cli::Options& o, const Launch& l, const
   // The broker's sockets listen before the child exists (the sandbox binds their directory).
   std::unique_ptr<ServicesSession> services;
   if (l.services) {
-    auto started = ServicesSession::start(*l.services);
+    auto started = ServicesSession::start(*l.services, so.terminal);
     if (auto* f = std::get_if<Failure>(&started)) {
       print(*f);
       return 1;
     }
     services = std::get<std::unique_ptr<ServicesSession>>(std::move(started));
+    // The user's paste key on blaude's own terminal opens the clipboard's read window.
+    if (auto gate = services->paste_gate())
+      so.on_input = [gate, keys = std::make_shared<broker::clipboard::PasteKeys>()](const char* p, size_t n) {
+        if (keys->feed(std::string_view(p, n))) {
+          gate->open(broker::clipboard::now_ms());
+          spdlog::info("broker: clipboard: the paste key opened the read window");
+        }
+      };
   }
 
   // The default mode in a namespace of its own: pasta joins it once bwrap has made it, before

@@ -191,6 +191,7 @@ std::variant<std::unique_ptr<Broker>, std::string> Broker::start(const std::stri
     l->m = &m;
     l->path = dir + "/" + s->name();
     l->service = std::move(s);
+    l->service->attach(&m.loop);
     uv_pipe_init(&m.loop, &l->pipe, 0);
     l->pipe.data = l.get();
     l->open = true;

@@ -21,6 +21,8 @@
 
 #include "broker/frame.hpp"
 
+struct uv_loop_s;
+
 namespace blaude::broker {
 
 // Where the services' sockets are inside the sandbox.
@@ -40,6 +42,8 @@ public:
   virtual std::string name() const = 0;  // the socket's name in the directory, and the log's
   virtual uint32_t max_message() const = 0;
   virtual std::unique_ptr<Conversation> open() = 0;
+  // The broker's loop, before it runs (a service that starts host programs on it).
+  virtual void attach(uv_loop_s*) {}
   // After the broker stopped: lines for the summary after the session ("" lines are skipped).
   virtual std::vector<std::string> summary() const = 0;
 };

@@ -185,7 +185,7 @@ constexpr OptionSpec kOptions[] = {
      .special = Special::Exec,
      .help = "run CMD instead of claude (takes the rest of the line verbatim)"},
     {.name = "--no-clipboard", .flag = &Options::no_clipboard,
-     .help = "do not intercept OSC 52 clipboard sequences"},
+     .help = "do not intercept OSC 52 clipboard sequences, nor copy what the clipboard stand-ins inside are given"},
     {.name = "--no-asciinema", .flag = &Options::no_asciinema,
      .help = "do not pause an asciinema recording"},
     {.name = "--print-policy", .flag = &Options::print_policy,

@@ -31,15 +31,20 @@ Backend choose_backend(const HostFacts& h) {
   return {};
 }
 
-std::vector<std::string> helper_argv(const Backend& b, Target t) {
+std::vector<std::string> helper_argv(const Backend& b, Target t, const std::string& type) {
+  if (!type.empty() && b.tool != Tool::WlCopy && b.tool != Tool::Xclip) return {};
   switch (b.tool) {
-    case Tool::WlCopy:
+    case Tool::WlCopy: {
       if (t == Target::Secondary) return {};
-      if (t == Target::Primary) return {b.path, "--primary"};
-      return {b.path};
+      std::vector<std::string> argv{b.path};
+      if (t == Target::Primary) argv.push_back("--primary");
+      if (!type.empty()) argv.insert(argv.end(), {"--type", type});
+      return argv;
+    }
     case Tool::Xclip: {
       const char* sel = t == Target::Primary ? "primary"
                         : t == Target::Secondary ? "secondary" : "clipboard";
+      if (!type.empty()) return {b.path, "-selection", sel, "-t", type, "-in"};
       return {b.path, "-selection", sel, "-in"};
     }
     case Tool::Xsel: {

@@ -31,8 +31,9 @@ struct Backend {
 Backend choose_backend(const HostFacts& h);
 
 // The command that copies its stdin into `t`, or empty when the tool has no such selection
-// (wl-copy has no SECONDARY). pbcopy puts every target on the general pasteboard.
-std::vector<std::string> helper_argv(const Backend& b, Target t);
+// (wl-copy has no SECONDARY). pbcopy puts every target on the general pasteboard. A `type`
+// (image/png) only where the tool can say it (xclip -t, wl-copy --type).
+std::vector<std::string> helper_argv(const Backend& b, Target t, const std::string& type = "");
 
 // Reads the environment and searches PATH. `no_clipboard` is the --no-clipboard flag.
 HostFacts probe_host(const HostEnv& host, bool no_clipboard);

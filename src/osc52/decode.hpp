@@ -19,6 +19,9 @@ struct Copy {
   std::vector<Target> targets;  // distinct, in the order Pc named them
   std::string text;             // valid UTF-8 without control characters but TAB, LF, CR
   size_t removed_controls = 0;  // how many control characters were taken out
+  // "" for text; else the MIME type of `text`'s bytes (image/png from the clipboard stand-ins,
+  // broker/clip_service.hpp), which the helper is told, and `text` is not text.
+  std::string type;
 };
 
 struct Verdict {

@@ -75,7 +75,7 @@ private:
   std::deque<Job> jobs_for(const Copy& c) const {
     std::deque<Job> jobs;
     for (Target t : c.targets) {
-      std::vector<std::string> argv = helper_argv(backend_, t);
+      std::vector<std::string> argv = helper_argv(backend_, t, c.type);
       if (argv.empty()) {
         spdlog::info("osc52: {} cannot set {}; skipped", tool_name(backend_.tool), target_name(t));
         continue;

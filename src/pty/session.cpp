@@ -440,6 +440,7 @@ void Session::read_term() {
     if (len == 0) break;
     ssize_t n = read(cfg_.term->in_fd, p, len);
     if (n > 0) {
+      if (cfg_.on_input) cfg_.on_input(p, static_cast<size_t>(n));
       in_q_.commit(static_cast<size_t>(n));
       typed = true;
       continue;

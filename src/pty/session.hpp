@@ -39,6 +39,9 @@ struct SessionConfig {
   pid_t child = -1;
   int master = -1;                  // non-blocking pty master
   FilterFactory make_filter;        // optional
+  // Shown each chunk of the user's input as it is read from the terminal, before the child gets
+  // it (optional; the clipboard's paste key, broker/clip_service.hpp). On the session's loop.
+  std::function<void(const char*, size_t)> on_input;
   // The terminal state the child sets (optional): every byte that goes to the terminal passes
   // through it; its undo is written after the child's last byte and on Ctrl-Z of blaude, its
   // reapply on fg.

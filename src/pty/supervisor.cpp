@@ -200,6 +200,7 @@ int run_pty(const std::string& path, const Command& cmd, const SuperviseOptions&
   sc.child = c.pid;
   sc.master = c.master.get();
   sc.make_filter = opts.make_filter;
+  sc.on_input = opts.on_input;
   sc.limits = opts.limits;
   sc.signals = &sigs;
   sc.tracker = opts.guard_terminal ? &tracker : nullptr;

@@ -14,6 +14,7 @@ namespace blaude::pty {
 
 struct SuperviseOptions {
   FilterFactory make_filter;  // child→terminal stage (OSC 52); pty mode only
+  std::function<void(const char*, size_t)> on_input;  // the user's input as read (session.hpp); pty mode only
   // Supplies the user's terminal; default: stdin/stdout reopened privately. The asciinema guard
   // substitutes the recorder's own terminal here.
   std::function<std::optional<Endpoint>()> endpoint;

@@ -242,6 +242,17 @@ PolicyResult parse_policy(std::string_view text, const std::string& origin_file,
       r.policy.ssh_agent = origin;
       continue;
     }
+    if (verb == "clipboard-paste") {
+      if (arg != "off" && arg != "text") {
+        err("clipboard-paste takes off (no read of your clipboard from inside) or text (text reads always; images still "
+            "only right after your paste key)");
+        continue;
+      }
+      if (!r.policy.clipboard_paste.empty()) { err("clipboard-paste is said twice (first at " + r.policy.clipboard_paste_origin + ")"); continue; }
+      r.policy.clipboard_paste = std::string(arg);
+      r.policy.clipboard_paste_origin = origin;
+      continue;
+    }
     if (verb == "ssh-key") {
       if (arg.empty()) { err("ssh-key needs a key: its fingerprint (SHA256:...) or its comment, as ssh-add -l shows them"); continue; }
       r.policy.ssh_keys.push_back({std::string(arg), origin});

@@ -11,6 +11,9 @@
 //   ssh-agent             (user policy only) every session gets the signing-only ssh-agent
 //   ssh-key KEY           (user policy only) a key that agent may use: SHA256:... or its comment
 //   nested-sandbox        (user policy only) namespaces for programs inside
+//   clipboard-paste M     (user policy only) the clipboard stand-ins' reads: off, or text (text
+//                         reads always answered); the default answers a read only right after
+//                         the user's paste key
 //   workspace-path L      where the project is inside: host (its own path) or seed (/workspaces/<dir>)
 // PATH starts with "~/" (home), "./" (project root) or "/" (absolute). Everything after the
 // first blank of the directive is the path, so paths may contain spaces.
@@ -57,6 +60,8 @@ struct Policy {
   std::string no_default_domains;  // where `no-default-domains` was said ("" when not)
   std::string nested_sandbox;      // where `nested-sandbox` was said ("" when not)
   std::string ssh_agent;           // where `ssh-agent` was said ("" when not)
+  std::string clipboard_paste;         // `clipboard-paste off|text`: the value ("" when not said)
+  std::string clipboard_paste_origin;  // where it was said
   struct SshKey {
     std::string key;     // as written: a fingerprint or a comment (checked by the app layer)
     std::string origin;  // "file:line"

@@ -136,6 +136,11 @@ GateResult load_policies(const GateRequest& req) {
       return error((parsed.policy.ssh_agent.empty() ? parsed.policy.ssh_keys.front().origin : parsed.policy.ssh_agent) +
                        ": ssh-agent and ssh-key belong in your own policy (" + user_path + "), not in a project's",
                    "remove the line; use --ssh-agent and --ssh-key for one session, or put them in your own policy");
+    // What the agent may read of the user's clipboard is the user's to say.
+    if (!parsed.policy.clipboard_paste.empty())
+      return error(parsed.policy.clipboard_paste_origin + ": clipboard-paste belongs in your own policy (" + user_path +
+                       "), not in a project's",
+                   "remove the line; put it in your own policy");
     // Limits guard the user's machine from the agent: not the agent's to lift (nor to set).
     if (!parsed.policy.limits_origin.empty())
       return error(parsed.policy.limits_origin + ": memory-max, pids-max and no-limits belong in your own policy (" +

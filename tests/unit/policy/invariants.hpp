@@ -63,6 +63,7 @@ inline std::string check_parsed(std::string_view text, const PolicyContext& ctx,
     }
     if (verb == "no-default-domains") continue;  // no grant: it takes default hosts away
     if (verb == "ssh-agent" || verb == "ssh-key") continue;  // no grant: the signing-only agent's
+    if (verb == "clipboard-paste") continue;  // no grant: the clipboard stand-ins' reads
     // No grant either: a filter lifted for the session, and where the project is mounted.
     if (verb == "nested-sandbox" || verb == "workspace-path") continue;
     if (verb == "memory-max" || verb == "pids-max" || verb == "no-limits") continue;  // limits, no grant
