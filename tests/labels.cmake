@@ -9,6 +9,7 @@ set(BLAUDE_TESTS_check
   test_osc52_xclip
   test_pty_child test_pty_pipes test_pty_terminal test_pty_job_control
   test_sandbox_bad_input test_sandbox_dryrun test_sandbox_keep_env test_sandbox_tiocsti test_sandbox_hostpath
+  test_sandbox_worktree
   test_self_exe test_seatbelt_plan
   test_term_bytes test_term_guard test_term_firewall test_term_xterm test_term_fence
   test_net_cli

@@ -8,6 +8,7 @@
 
 #include "app/apparmor.hpp"
 #include "app/audit.hpp"
+#include "app/mount_litter.hpp"
 #include "app/backend.hpp"
 #include "app/doctor.hpp"
 #include "inside/exec_shim.hpp"
@@ -71,6 +72,12 @@ Outcome run(const cli::Options& o) {
       host, o, launch, [&audit](const sandbox::bwrap::WorkspaceScan& ws) { audit_before(audit, ws); },
       [&audit](pid_t pid) { audit_live(audit, pid); });
   audit_end(audit);  // the sandbox is gone, the terminal restored
+  // The empty dirs made as mount points go too (mount_litter.hpp), unless another session runs.
+  if (const auto made = made_mount_points(launch.plan); !made.empty()) {
+    const bool others = other_sessions_running(audit.journal_root, audit.journal.name);
+    for (const auto& p : remove_mount_points(made, ::geteuid(), others)) spdlog::info("removed the mount point {}", p);
+    if (others) spdlog::info("{} mount points left: another session runs", made.size());
+  }
   spdlog::info("exit code {}", rc);
   return rc;
 }

@@ -127,6 +127,8 @@ std::vector<Finding> compare(const Snapshot& before, const Snapshot& after, cons
   for (const auto& [path, id] : after.claude_names) {
     auto was = before.claude_names.find(path);
     if (was != before.claude_names.end() && (was->second == id || was->second.empty())) continue;
+    // `claude --worktree`'s dir: its worktrees only, which Claude Code reads no config from.
+    if (id.size() > std::char_traits<char>::length(kClaudeWorktreesOnly) && id.ends_with(kClaudeWorktreesOnly)) continue;
     Finding f;
     f.path = path;
     f.repo = dirname_of(path);

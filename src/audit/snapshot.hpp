@@ -10,6 +10,8 @@
 
 namespace blaude::audit {
 
+inline constexpr const char* kClaudeWorktreesOnly = "+worktrees-only";
+
 enum class Role {
   Config,   // a config file git reads: config, config.worktree, an included file
   Hook,     // a file in a hooks dir (<commondir>/hooks, core.hooksPath)
@@ -62,7 +64,8 @@ struct Snapshot {
   // its identity (dev, inode: "d:i"; "" where it could not be had): Claude Code reads them
   // wherever it starts. Present at the start, the sandbox had them read-only; a new one (a new
   // path, or another object at the same path: a parent renamed away and the name made again) is
-  // moved aside (diff.hpp). Nothing in them is read.
+  // moved aside (diff.hpp). Nothing in them is read. A `.claude` dir holding only a `worktrees`
+  // dir (`claude --worktree`'s) has kClaudeWorktreesOnly after its identity: nothing to move.
   std::map<std::string, std::string> claude_names;
   // Indexes (WalkInput::read_indexes) that name a nested repository git would enter outside its
   // work tree (an absolute path, a `..`), or that blaude cannot read whole: index path → why.

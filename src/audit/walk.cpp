@@ -307,7 +307,22 @@ private:
   static std::string identity(const struct stat& st) { return file_identity(st.st_dev, st.st_ino); }
   void claude_name(int dirfd, const std::string& name, const std::string& path) {
     struct stat st;
-    snap_.claude_names.emplace(path, ::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ? identity(st) : "");
+    if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      snap_.claude_names.emplace(path, "");
+      return;
+    }
+    std::string id = identity(st);
+    // A `.claude` dir that holds nothing but a `worktrees` dir is where `claude --worktree` puts
+    // its git worktrees: Claude Code reads no setting, command or hook from there (what is in a
+    // worktree is judged where it is, at its own depth). Marked so (diff.cpp).
+    if (S_ISDIR(st.st_mode) && name == ".claude") {
+      UniqueFd d(::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+      if (d) {
+        const std::vector<Entry> es = list_dir(d.get(), buf_);
+        if (es.size() == 1 && es[0].name == "worktrees" && es[0].type == DT_DIR) id += kClaudeWorktreesOnly;
+      }
+    }
+    snap_.claude_names.emplace(path, id);
   }
 
   void dotgit(int dirfd, const std::string& worktree, unsigned char type) {

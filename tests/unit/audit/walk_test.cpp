@@ -271,6 +271,23 @@ TEST_CASE("audit: a new .claude or .mcp.json at any depth is moved aside, the us
   for (const auto& x : a) CHECK(fs::exists(fs::symlink_status(x.aside)));
 }
 
+TEST_CASE("audit: claude --worktree's .claude (its worktrees only) stays; one with anything else goes", "[audit][claude]") {
+  TempDir t{"blaude-audit-walk"};
+  const std::string w = t.path + "/ws";
+  fs::create_directories(w + "/sub");
+  Snapshot before = take_snapshot(input(w));
+  write(w + "/.claude/worktrees/x/file", "a worktree's checkout");
+  write(w + "/sub/.claude/worktrees/y/file", "x");
+  write(w + "/sub/.claude/settings.json", R"({"hooks":{}})");  // the control: more than worktrees
+  write(w + "/deep/.claude/worktrees", "a file, not a dir");
+  std::vector<Finding> f;
+  run_audit(before, w, f, nullptr);
+  REQUIRE(f.size() == 2);
+  CHECK(fs::exists(w + "/.claude/worktrees/x/file"));
+  CHECK_FALSE(fs::exists(w + "/sub/.claude"));
+  CHECK_FALSE(fs::exists(w + "/deep/.claude"));
+}
+
 // The sandbox pins a protected path's parents, so this needs a way around the mounts; the audit
 // does not rely on that: the same name as another object is not the user's.
 TEST_CASE("audit: a .claude made again where the user's was (its parent renamed away) is moved aside", "[audit][claude]") {

@@ -90,12 +90,12 @@ TEST_CASE("worktree git: hostile .git files are refused with a reason, never fol
   fs::create_directories(t.p("ws"));
   SECTION("gitdir: $HOME and /") {
     t.write("ws/.git", "gitdir: " + t.p("home") + "\n");
-    refused("ws", "not a linked worktree's gitdir");
+    refused("ws", "neither a linked worktree's gitdir");
     // home itself shaped as <home>/worktrees/x: the common dir is $HOME
     t.repo("home", "x", "ws");
     refused("ws", "home directory");
     t.write("ws/.git", "gitdir: /\n");
-    refused("ws", "not a linked worktree's gitdir");
+    refused("ws", "neither a linked worktree's gitdir");
     t.write("ws/.git", "gitdir: /worktrees/x\n");
     refused("ws", "it is /");
   }
@@ -149,6 +149,64 @@ TEST_CASE("worktree git: hostile .git files are refused with a reason, never fol
   }
 }
 
+TEST_CASE("worktree git: a submodule's gitdir in its superproject is followed by its core.worktree", "[worktree]") {
+  Tree t;
+  auto sub = [&](const std::string& gitdir, const std::string& wt_line) {
+    t.write(gitdir + "/HEAD", "ref: refs/heads/main\n");
+    fs::create_directories(t.p(gitdir + "/objects"));
+    fs::create_directories(t.p(gitdir + "/refs/heads"));
+    t.write(gitdir + "/config", "[core]\n\tbare = false\n\tworktree = " + wt_line + "\n");
+  };
+  sub("super/.git/modules/lib/a", "../../../../lib/a");
+  t.write("super/lib/a/.git", "gitdir: ../../.git/modules/lib/a\n");
+  auto g = t.probe("super/lib/a");
+  CHECK(g.refused == "");
+  CHECK(g.submodule);
+  CHECK(g.common == t.p("super/.git/modules/lib/a"));
+  CHECK(g.gitdir == g.common);
+  CHECK(g.others.empty());
+  // Its back-pointer names another dir: refused
+  sub("super/.git/modules/lib/a", "../../../../elsewhere");
+  g = t.probe("super/lib/a");
+  CHECK(g.common == "");
+  CHECK(g.refused.find("core.worktree does not name") != std::string::npos);
+  // A config git cannot read whole: no back-pointer
+  t.write("super/.git/modules/lib/a/config", "[core]\n\tworktree = ../../../../lib/a\n[bad\n");
+  CHECK(t.probe("super/lib/a").common == "");
+  // A commondir would send its writes elsewhere
+  sub("super/.git/modules/lib/a", "../../../../lib/a");
+  t.write("super/.git/modules/lib/a/commondir", "../../..\n");
+  g = t.probe("super/lib/a");
+  CHECK(g.common == "");
+  CHECK(g.refused.find("has a commondir") != std::string::npos);
+  // In a secrets dir: refused as a worktree's would be
+  sub("home/.ssh/modules/x", t.p("ws"));
+  t.write("ws/.git", "gitdir: " + t.p("home/.ssh/modules/x") + "\n");
+  CHECK(t.probe("ws").refused.find("would expose") != std::string::npos);
+}
+
+TEST_CASE("worktree git: a workspace holding worktrees of repositories elsewhere", "[worktree]") {
+  Tree t;
+  t.repo("src/a/.git", "one", "ws/one");
+  t.repo("src/a/.git", "two", "ws/two");
+  t.repo("src/b/.git", "x", "ws/x");
+  t.repo("ws/main/.git", "inner", "ws/inner");  // its repository in the workspace: nothing to bind
+  t.write("ws/bad/.git", "gitdir: " + t.p("src/a/.git/worktrees/one") + "\n");  // one's pointer, copied
+  fs::create_directories(t.p("ws/plain/.git"));
+  auto gits = probe_workspace_gits(t.p("ws"), ::getuid(), t.p("home"), t.p("home"));
+  std::vector<std::string> seen;
+  for (const auto& g : gits) seen.push_back(g.worktree + "|" + g.common + "|" + (g.refused.empty() ? "" : "refused"));
+  CHECK(seen == std::vector<std::string>{t.p("ws/bad") + "||refused", t.p("ws/one") + "|" + t.p("src/a/.git") + "|",
+                                         t.p("ws/two") + "|" + t.p("src/a/.git") + "|",
+                                         t.p("ws/x") + "|" + t.p("src/b/.git") + "|"});
+  // The workspace's own `.git` file comes first
+  t.repo("src/c/.git", "ws", "ws");
+  gits = probe_workspace_gits(t.p("ws"), ::getuid(), t.p("home"), t.p("home"));
+  REQUIRE(gits.size() == 5);
+  CHECK(gits[0].worktree == t.p("ws"));
+  CHECK(gits[0].common == t.p("src/c/.git"));
+}
+
 // The planner's half (plan/plan_worktree.cpp), over a synthetic host.
 #include "fake_host.hpp"
 #include "sandbox/bwrap/plan/plan.hpp"
@@ -166,7 +224,14 @@ TEST_CASE("worktree git: the repository is bound writable at its host path, its 
   auto without = plan(blaude::sandbox::SandboxRequest{}, f);
   CHECK_FALSE(has(without.argv, {"--bind", c, c}));
   CHECK_FALSE(has(without.argv, {"--ro-bind", c + "/config", c + "/config"}));  // the control: no alias, no guard
-  f.ws_git = {c + "/worktrees/feature", c, ""};
+  auto wt = [](std::string dir, std::string gitdir, std::string common) {
+    WorktreeGit g;
+    g.worktree = std::move(dir);
+    g.gitdir = std::move(gitdir);
+    g.common = std::move(common);
+    return g;
+  };
+  f.ws_gits = {wt(f.cwd, c + "/worktrees/feature", c)};
   auto p = plan(blaude::sandbox::SandboxRequest{}, f);
   CHECK(has(p.argv, {"--bind", c, c}));
   CHECK(has(p.argv, {"--ro-bind", c + "/config", c + "/config"}));
@@ -174,17 +239,49 @@ TEST_CASE("worktree git: the repository is bound writable at its host path, its 
   CHECK(has(p.argv, {"--ro-bind", c + "/worktrees/other/gitdir", c + "/worktrees/other/gitdir"}));
   CHECK(std::find(p.writable_dirs.begin(), p.writable_dirs.end(), c) != p.writable_dirs.end());
   // Another worktree's git dir: read-only (its own files inside it are covered by it)
-  f.ws_git.others = {c + "/worktrees/other"};
+  f.ws_gits[0].others = {c + "/worktrees/other"};
   auto o = plan(blaude::sandbox::SandboxRequest{}, f);
   CHECK(has(o.argv, {"--ro-bind", c + "/worktrees/other", c + "/worktrees/other"}));
   CHECK_FALSE(has(p.argv, {"--ro-bind", c + "/worktrees/other", c + "/worktrees/other"}));
   CHECK_FALSE(has(o.argv, {"--ro-bind", c + "/worktrees/feature", c + "/worktrees/feature"}));
-  f.ws_git.others.clear();
+  f.ws_gits[0].others.clear();
   // Nothing of the main checkout's tree
   CHECK_FALSE(has(p.argv, {"--bind", "/home/u/main", "/home/u/main"}));
   // A refusal: the warning, no bind
-  f.ws_git = {"", "", "/home/u/feature/.git is not followed (test)"};
+  f.ws_gits = {wt("", "", "")};
+  f.ws_gits[0].refused = "/home/u/feature/.git is not followed (test)";
   auto r = plan(blaude::sandbox::SandboxRequest{}, f);
   CHECK_FALSE(has(r.argv, {"--bind", c, c}));
-  CHECK(std::find(r.warnings.begin(), r.warnings.end(), f.ws_git.refused) != r.warnings.end());
+  CHECK(std::find(r.warnings.begin(), r.warnings.end(), f.ws_gits[0].refused) != r.warnings.end());
+}
+
+TEST_CASE("worktree git: several worktrees of one repository: one bind, their git dirs not read-only", "[worktree]") {
+  using namespace blaude::testing;
+  using namespace blaude::sandbox;
+  auto f = typical_host();
+  f.cwd = "/home/u/work";
+  const std::string c = "/home/u/main/.git", s = "/home/u/super/.git/modules/lib";
+  auto wt = [](std::string dir, std::string gitdir, std::string common, std::vector<std::string> others) {
+    WorktreeGit g;
+    g.worktree = std::move(dir);
+    g.gitdir = std::move(gitdir);
+    g.common = std::move(common);
+    g.others = std::move(others);
+    return g;
+  };
+  f.ws_gits = {wt(f.cwd + "/one", c + "/worktrees/one", c, {c + "/worktrees/other", c + "/worktrees/two"}),
+               wt(f.cwd + "/two", c + "/worktrees/two", c, {c + "/worktrees/one", c + "/worktrees/other"}),
+               wt(f.cwd + "/lib", s, s, {})};
+  f.ws_gits[2].submodule = true;
+  auto p = plan(blaude::sandbox::SandboxRequest{}, f);
+  CHECK(std::count(p.argv.begin(), p.argv.end(), c) == 2);  // one --bind c c
+  CHECK(has(p.argv, {"--bind", c, c}));
+  CHECK(has(p.argv, {"--bind", s, s}));
+  CHECK(has(p.argv, {"--ro-bind", c + "/worktrees/other", c + "/worktrees/other"}));
+  CHECK_FALSE(has(p.argv, {"--ro-bind", c + "/worktrees/one", c + "/worktrees/one"}));
+  CHECK_FALSE(has(p.argv, {"--ro-bind", c + "/worktrees/two", c + "/worktrees/two"}));
+  CHECK(std::find(p.writable_dirs.begin(), p.writable_dirs.end(), s) != p.writable_dirs.end());
+  auto note = [&](const std::string& n) { return std::find(p.notes.begin(), p.notes.end(), n) != p.notes.end(); };
+  CHECK(std::any_of(p.notes.begin(), p.notes.end(), [&](const std::string& n) { return n.find(f.cwd + "/lib is a submodule") == 0; }));
+  CHECK_FALSE(note(""));
 }

@@ -53,6 +53,8 @@ public:
   // Waits for the scan, then lays out every protection as plan() would have. Once; later calls
   // give the same result.
   const Result& finish();
+  // The result when finish() has run, else null (never waits).
+  const Result* finished() const { return done_ ? &r_ : nullptr; }
 
 private:
   State s_;

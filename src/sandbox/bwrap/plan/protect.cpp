@@ -77,7 +77,7 @@ void collect(Builder& b) {
     b.guards.push_back({g.path, g.guard, g.why});
     if (g.guard == Guard::EmptyDir)
       b.p.notes.push_back(g.path + " is missing; it is kept empty and read-only in the sandbox "
-                                   "(an empty directory appears on the host as the mount point)");
+                                   "(an empty directory is its mount point on the host during the session, removed after it)");
   }
   for (const auto& w : b.f.ws.git.warnings) b.p.warnings.push_back(w);
   if (b.f.ws.truncated)

@@ -264,9 +264,11 @@ HostFacts HostFacts::probe(const HostEnv& host, const SandboxRequest& req, bool 
     // A linked worktree's repository (plan/plan_worktree.cpp binds it): identified here with
     // its parents, as the workspace is, for the bind's checks (the scan's ids come later and
     // keep these: wait_for_scan).
-    f.ws_git = probe_worktree_git(f.cwd, f.uid, f.home, f.home_real);
-    if (!f.ws_git.common.empty()) identify(f.ws.ids, f.ws_git.common);
-    for (const auto& o : f.ws_git.others) identify(f.ws.ids, o);
+    f.ws_gits = probe_workspace_gits(f.cwd, f.uid, f.home, f.home_real);
+    for (const auto& g : f.ws_gits) {
+      if (!g.common.empty()) identify(f.ws.ids, g.common);
+      for (const auto& o : g.others) identify(f.ws.ids, o);
+    }
   }
   identify_ipc_guards(f);
   f.exe = probe_exe(req.program(), f.env_or("PATH"), f.home_real);

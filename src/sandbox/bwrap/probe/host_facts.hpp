@@ -240,9 +240,10 @@ struct HostFacts {
   // the workspace and its parents then (and what the rest of the probe identified); plan() leaves
   // every protection that depends on the scan to LaunchPlan::deferred (bwrap/deferred.hpp).
   std::shared_ptr<PendingScan> ws_pending;
-  // The workspace as a linked worktree: its repository, checked (probe/worktree_git.hpp). Read
-  // at probe time, never by the deferred scan: it chooses a bind in the argv.
-  WorktreeGit ws_git;
+  // The workspace as a linked worktree or a submodule, and its direct subdirectories that are
+  // ones of a repository elsewhere: their repositories, checked (probe/worktree_git.hpp). Read
+  // at probe time, never by the deferred scan: they choose binds in the argv.
+  std::vector<WorktreeGit> ws_gits;
   ExeFact exe;     // the program that runs
   ExeFact claude;  // claude as well when exe is another program (--exec bash, --chic): the
                    // seed binds it at its own path whatever runs; name "" otherwise
