@@ -123,7 +123,7 @@ check_eq "control: with Claude Code's sandbox off, plain blaude runs its Bash to
   "FAKE-API-DONE: sandbox-env=none outside-write=written" "$(cat "$T_DIR/plain.out")"
 check_eq "control: ... exit 0" 0 "$RC"
 check "control: ... the write outside the project landed" test -e "$T_DIR/outside/plain"
-check_eq "control: ... under blaude's seccomp filter alone" 1 "$(filters plain)"
+check_eq "control: ... under blaude's two seccomp filters alone (bwrap's, and the exec shim's for user namespaces)" 2 "$(filters plain)"
 check "control: ... and blaude reports no refused user namespace" \
   not grep -q 'refused .* user namespace' "$T_DIR/plain.err"
 finish
