@@ -60,6 +60,10 @@ build_release() {
   cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLAUDE_WERROR=ON "${EXTRA[@]}" >/dev/null &&
     cmake --build "$BUILD" -j "$JOBS"
 }
+# CI's builds are unity builds (CMakeLists.txt, BLAUDE_UNITY): a clean build parses each
+# target's headers once per batch of sources, not once per file (docs/PERFORMANCE.md has the
+# figures). A developer's incremental build keeps one object per file.
+UNITY=(-DBLAUDE_UNITY=ON)
 # Only what the labelled tests run: blaude, its exec shim and the unit tests.
 TEST_TARGETS=(--target blaude --target blaude-exec --target unit_tests)
 # The test builds link the distribution's shared spdlog and fmt: the release build's static copy
@@ -73,13 +77,13 @@ TEST_BUILD=(-DBLAUDE_PREFER_STATIC=OFF)
 # (symbolised reports).
 build_asan() {
   CC=clang CXX=clang++ cmake -S . -B "$BUILD-asan" -DCMAKE_BUILD_TYPE=Debug -DBLAUDE_WERROR=ON \
-    -DBLAUDE_SANITIZE=ON -DBLAUDE_FUZZ=ON "${TEST_BUILD[@]}" \
+    -DBLAUDE_SANITIZE=ON -DBLAUDE_FUZZ=ON "${TEST_BUILD[@]}" "${UNITY[@]}" \
     -DCMAKE_CXX_FLAGS_DEBUG='-O0 -gline-tables-only' -DCMAKE_C_FLAGS_DEBUG='-O0 -gline-tables-only' >/dev/null &&
     cmake --build "$BUILD-asan" -j "$JOBS" "${TEST_TARGETS[@]}" --target fuzz_all
 }
 build_posix() {
   cmake -S . -B "$BUILD-posix" "${POSIX_FLAGS[@]}" -DBLAUDE_WERROR=ON \
-    -DBLAUDE_POSIX_FALLBACKS=ON "${TEST_BUILD[@]}" "${EXTRA[@]}" >/dev/null &&
+    -DBLAUDE_POSIX_FALLBACKS=ON "${TEST_BUILD[@]}" "${UNITY[@]}" "${EXTRA[@]}" >/dev/null &&
     JOBS=$JOBS scripts/portability-check.sh "$BUILD-posix" &&
     cmake --build "$BUILD-posix" -j "$JOBS" "${TEST_TARGETS[@]}"
 }
