@@ -21,7 +21,24 @@ db, root, jobs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 port = os.path.join(root, "scripts", "portability")
 # bench/ is Linux-only (ptybench's signalfd/pty.h, netbench's accept4): CMake adds it only on Linux.
 ours = tuple(os.path.join(root, d) + "/" for d in ("src", "tests"))
-entries = [e for e in json.load(open(db)) if e["file"].startswith(ours) and "/_deps/" not in e["file"]]
+def expand(e):
+    # A unity build's entry compiles a batch (CMakeFiles/<target>.dir/Unity/unity_N_cxx.cxx, a
+    # list of #includes of the sources): each of its sources is checked on its own, with its flags.
+    if not re.search(r"/Unity/unity_[0-9]+_cxx\.cxx$", e["file"]):
+        return [e]
+    out = []
+    for line in open(e["file"]):
+        m = re.match(r'#include "(/[^"]+)"', line)
+        if m:
+            f = dict(e, file=m.group(1))
+            if "command" in f:
+                f["command"] = f["command"].replace(e["file"], m.group(1))
+            else:
+                f["arguments"] = [m.group(1) if a == e["file"] else a for a in f["arguments"]]
+            out.append(f)
+    return out
+entries = [x for e in json.load(open(db)) for x in expand(e)]
+entries = [e for e in entries if e["file"].startswith(ours) and "/_deps/" not in e["file"]]
 
 def args_of(e, mode):
     a = shlex.split(e["command"]) if "command" in e else list(e["arguments"])

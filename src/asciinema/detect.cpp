@@ -6,7 +6,7 @@ namespace blaude::asciinema {
 
 namespace {
 
-std::string basename_of(std::string_view p) {
+std::string base_name(std::string_view p) {
   size_t s = p.rfind('/');
   return std::string(s == std::string_view::npos ? p : p.substr(s + 1));
 }
@@ -47,14 +47,14 @@ bool session_id_matches(std::string_view value, pid_t pid) {
 
 bool looks_like_asciinema(const ProcInfo& p) {
   if (p.stat.comm == "asciinema") return true;
-  if (!p.argv.empty() && basename_of(p.argv[0]) == "asciinema") return true;
+  if (!p.argv.empty() && base_name(p.argv[0]) == "asciinema") return true;
   // An interpreter running asciinema: `python3 /usr/bin/asciinema` or `python3 -m asciinema`.
-  if (p.argv.size() >= 2 && (is_python(p.stat.comm) || is_python(basename_of(p.argv[0])))) {
+  if (p.argv.size() >= 2 && (is_python(p.stat.comm) || is_python(base_name(p.argv[0])))) {
     for (size_t i = 1; i < p.argv.size(); ++i) {
       const std::string& a = p.argv[i];
       if (a == "-m" && i + 1 < p.argv.size()) return p.argv[i + 1] == "asciinema";
       if (!a.empty() && a[0] == '-') continue;  // other interpreter flags
-      std::string b = basename_of(a);
+      std::string b = base_name(a);
       return b == "asciinema" || (b == "__main__.py" && a.find("/asciinema/") != std::string::npos);
     }
   }

@@ -34,7 +34,7 @@ std::string real(const std::string& p) {
   return buf;
 }
 
-std::string join(const std::string& dir, const std::string& p) {
+std::string join_to(const std::string& dir, const std::string& p) {
   if (!p.empty() && p.front() == '/') return p;
   return dir + "/" + p;
 }
@@ -56,7 +56,7 @@ std::optional<std::string> exe_from_argv0(const std::string& argv0, const std::s
   std::string found;
   if (argv0.find('/') != std::string::npos) {
     if (argv0.front() != '/' && cwd.empty()) return std::nullopt;
-    found = join(cwd, argv0);
+    found = join_to(cwd, argv0);
   } else {
     // Relative PATH entries: execvp read them against the cwd blaude started in, not today's.
     std::string abs_path;
@@ -65,7 +65,7 @@ std::optional<std::string> exe_from_argv0(const std::string& argv0, const std::s
       std::string dir = path_env.substr(at, end == std::string::npos ? end : end - at);
       if (dir.empty()) dir = ".";
       if (dir.front() != '/' && cwd.empty()) continue;
-      abs_path += (abs_path.empty() ? "" : ":") + join(cwd, dir);
+      abs_path += (abs_path.empty() ? "" : ":") + join_to(cwd, dir);
     }
     auto hit = find_executable(argv0, abs_path, RelativeEntries::Skip);
     if (!hit) return std::nullopt;

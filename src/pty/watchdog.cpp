@@ -25,7 +25,7 @@ constexpr char kDisarm = 'd';
 constexpr int kModesFd = 4, kResetFd = 5, kSharedFd = 6;  // 6 and 7
 constexpr int kFirstFree = 8;
 
-long now_ms() {
+long watchdog_now_ms() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
@@ -34,7 +34,7 @@ long now_ms() {
 // Writes all of `s`, waiting at most about a second in total for a terminal that is slow to
 // take it (a stopped terminal must not keep the watchdog, and the modes behind it, waiting).
 void write_bounded(int fd, std::string_view s) {
-  long deadline = now_ms() + 1000;
+  long deadline = watchdog_now_ms() + 1000;
   while (!s.empty()) {
     ssize_t n = write(fd, s.data(), s.size());
     if (n > 0) {
@@ -42,7 +42,7 @@ void write_bounded(int fd, std::string_view s) {
       continue;
     }
     if (n < 0 && errno != EINTR && errno != EAGAIN) return;
-    long left = deadline - now_ms();
+    long left = deadline - watchdog_now_ms();
     if (left <= 0) return;
     pollfd p{fd, POLLOUT, 0};
     poll(&p, 1, static_cast<int>(left));

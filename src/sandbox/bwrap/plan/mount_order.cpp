@@ -6,13 +6,13 @@ namespace blaude::sandbox::bwrap {
 
 namespace {
 
-bool is_bind(const std::string& op) { return op == "--bind" || op == "--ro-bind" || op == "--bind-try" || op == "--ro-bind-try"; }
+bool is_bind_op(const std::string& op) { return op == "--bind" || op == "--ro-bind" || op == "--bind-try" || op == "--ro-bind-try"; }
 bool read_only(const std::string& op) { return op == "--ro-bind" || op == "--ro-bind-try"; }
 
 // The later bind shows the same host path at the hidden one's destination, with the same access
 // (more would open a pin; less would break a writable dir such as CLAUDE_CONFIG_DIR).
 bool same_view(const MountStep& hidden, const MountStep& by) {
-  if (!is_bind(hidden.op) || !is_bind(by.op) || hidden.src.empty() || by.src.empty()) return false;
+  if (!is_bind_op(hidden.op) || !is_bind_op(by.op) || hidden.src.empty() || by.src.empty()) return false;
   if (join(by.src, relative_to(hidden.dst, by.dst)) != hidden.src) return false;
   return read_only(by.op) == read_only(hidden.op);
 }

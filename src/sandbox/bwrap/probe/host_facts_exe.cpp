@@ -14,7 +14,7 @@ namespace blaude::sandbox::bwrap {
 
 namespace {
 
-std::string real_of(const std::string& p) {
+std::string exe_real_of(const std::string& p) {
   char buf[PATH_MAX];
   return ::realpath(p.c_str(), buf) ? std::string(buf) : std::string();
 }
@@ -39,7 +39,7 @@ std::string lookup(const std::string& name, const std::string& path) {
 
 // The parent dir with every link resolved, then the last component as it is.
 std::string canon_of(const std::string& p) {
-  std::string d = real_of(dirname_of(p));
+  std::string d = exe_real_of(dirname_of(p));
   return d.empty() ? p : join(d, basename_of(p));
 }
 
@@ -70,7 +70,7 @@ ExeFact probe_exe(const std::string& name, const std::string& path_env, const st
   }
   // A relative path with a '/' is resolved against the workspace inside: nothing to mount.
   if (e.found.empty()) return e;
-  e.real = real_of(e.found);
+  e.real = exe_real_of(e.found);
   if (e.real.empty()) {
     e.found.clear();
     return e;

@@ -16,7 +16,7 @@ namespace blaude::sandbox::bwrap {
 
 namespace {
 
-std::string real_of(const std::string& p) {
+std::string tools_real_of(const std::string& p) {
   char buf[PATH_MAX];
   return ::realpath(p.c_str(), buf) ? std::string(buf) : std::string();
 }
@@ -86,8 +86,8 @@ std::string abs_env_or(const HostFacts& f, const char* var, const std::string& f
 std::string find_fnm_node_bin(const HostFacts& f) {
   std::string bin;
   std::string ms = f.env_or("FNM_MULTISHELL_PATH");
-  if (!ms.empty() && ms.front() == '/' && is_dir(ms + "/bin")) bin = real_of(ms + "/bin");
-  if (bin.empty() && is_dir(f.fnm_dir + "/aliases/default/bin")) bin = real_of(f.fnm_dir + "/aliases/default/bin");
+  if (!ms.empty() && ms.front() == '/' && is_dir(ms + "/bin")) bin = tools_real_of(ms + "/bin");
+  if (bin.empty() && is_dir(f.fnm_dir + "/aliases/default/bin")) bin = tools_real_of(f.fnm_dir + "/aliases/default/bin");
   if (bin.empty()) {
     std::vector<std::string> c;
     for (const auto& v : subdirs(f.fnm_dir + "/node-versions")) c.push_back(v + "/installation/bin");
@@ -102,7 +102,7 @@ void scan_linked(HostFacts& f, const std::string& label, const std::string& excl
   std::vector<std::string> links;
   for (const auto& d : link_dirs) links_in(d, true, links);
   for (const auto& l : links) {
-    std::string target = real_of(l);
+    std::string target = tools_real_of(l);
     if (target.empty() || is_under(target, exclude)) continue;
     std::string root = find_package_root(target, f.home_real);
     if (root.empty()) continue;

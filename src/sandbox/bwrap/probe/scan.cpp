@@ -29,7 +29,7 @@ Kind kind_of(mode_t m) {
   return Kind::Other;
 }
 
-std::string real_of(const std::string& p) {
+std::string scan_real_of(const std::string& p) {
   char buf[PATH_MAX];
   return ::realpath(p.c_str(), buf) ? std::string(buf) : std::string();
 }
@@ -68,7 +68,7 @@ PathFact probe_path(const std::string& path) {
     if (n > 0) pf.link.assign(buf, size_t(n));
     pf.kind = ::stat(path.c_str(), &st) == 0 ? kind_of(st.st_mode) : Kind::Missing;
   }
-  if (pf.kind != Kind::Missing) pf.real = real_of(path);
+  if (pf.kind != Kind::Missing) pf.real = scan_real_of(path);
   return pf;
 }
 
@@ -101,7 +101,7 @@ WorkspaceScan scan_workspace(const std::string& root, const std::string& home, c
   for (const auto& l : w.links) {
     auto k = l.rel.rfind('/');
     std::string t = join(k == std::string::npos ? root : root + "/" + l.rel.substr(0, k), l.text);
-    std::string real = real_of(t);
+    std::string real = scan_real_of(t);
     out.links.push_back({l.rel, real.empty() ? t : real});
   }
   GitFs& fs = host_git_fs();

@@ -465,7 +465,7 @@ struct Helper {
   }
 };
 
-void make_pipe(UniqueFd& r, UniqueFd& w) {
+void make_gate_pipe(UniqueFd& r, UniqueFd& w) {
   int p[2];
   if (::pipe2(p, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe2");
   r.reset(p[0]);
@@ -476,9 +476,9 @@ void make_pipe(UniqueFd& r, UniqueFd& w) {
 
 ProtectGate ProtectGate::start(const std::vector<InnerMount>& mounts, std::chrono::milliseconds timeout) {
   ProtectGate g;
-  make_pipe(g.info_r_, g.info_w_);
-  make_pipe(g.gate_r_, g.gate_w_);
-  make_pipe(g.status_r_, g.status_w_);
+  make_gate_pipe(g.info_r_, g.info_w_);
+  make_gate_pipe(g.gate_r_, g.gate_w_);
+  make_gate_pipe(g.status_r_, g.status_w_);
   // One page of pipe, filled: the helper learns that bwrap reached the gate when it is writable.
   if (::fcntl(g.gate_w_.get(), F_SETPIPE_SZ, 4096) < 0)
     throw std::system_error(errno, std::generic_category(), "F_SETPIPE_SZ");
