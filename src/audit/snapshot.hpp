@@ -65,7 +65,8 @@ struct Snapshot {
   // wherever it starts. Present at the start, the sandbox had them read-only; a new one (a new
   // path, or another object at the same path: a parent renamed away and the name made again) is
   // moved aside (diff.hpp). Nothing in them is read. A `.claude` dir holding only a `worktrees`
-  // dir (`claude --worktree`'s) has kClaudeWorktreesOnly after its identity: nothing to move.
+  // dir (`claude --worktree`'s, with at most Claude Code's empty `.cc-writes` beside it) has
+  // kClaudeWorktreesOnly after its identity: nothing to move.
   std::map<std::string, std::string> claude_names;
   // Indexes (WalkInput::read_indexes) that name a nested repository git would enter outside its
   // work tree (an absolute path, a `..`), or that blaude cannot read whole: index path → why.

@@ -312,14 +312,25 @@ private:
       return;
     }
     std::string id = identity(st);
-    // A `.claude` dir that holds nothing but a `worktrees` dir is where `claude --worktree` puts
-    // its git worktrees: Claude Code reads no setting, command or hook from there (what is in a
-    // worktree is judged where it is, at its own depth). Marked so (diff.cpp).
+    // A `.claude` dir that holds nothing but a `worktrees` dir (where `claude --worktree` puts its
+    // git worktrees) and an empty `.cc-writes` dir (where Claude Code's own command sandbox stages
+    // its rewrites of files) is one Claude Code reads no setting, command or hook from (what is in
+    // a worktree is judged where it is, at its own depth). An allowlist: any other entry, or a
+    // `.cc-writes` with anything in it, and the dir is judged as any new `.claude`. Marked (diff.cpp).
     if (S_ISDIR(st.st_mode) && name == ".claude") {
       UniqueFd d(::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
       if (d) {
         const std::vector<Entry> es = list_dir(d.get(), buf_);
-        if (es.size() == 1 && es[0].name == "worktrees" && es[0].type == DT_DIR) id += kClaudeWorktreesOnly;
+        bool inert = !es.empty();
+        for (const Entry& e : es) {
+          if (e.name == "worktrees" && e.type == DT_DIR) continue;
+          if (e.name == ".cc-writes" && e.type == DT_DIR) {
+            UniqueFd w(::openat(d.get(), ".cc-writes", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+            if (w && list_dir(w.get(), buf_).empty()) continue;
+          }
+          inert = false;
+        }
+        if (inert) id += kClaudeWorktreesOnly;
       }
     }
     snap_.claude_names.emplace(path, id);

@@ -235,4 +235,19 @@ log "welcome screen as uid 1000:"
 screen_of blaude4 | grep -v '^$' | sed 's/^/    | /'
 check "uid 1000: claude shows no warning" not grep -q '⚠' <<<"$(screen_of blaude4)"
 
+# --- claude --worktree: the worktree it makes inside is the host's git's too -------------------------
+# Claude Code makes <repo>/.claude/worktrees/NAME with `git worktree add` before it needs the API
+# (here it then fails "Not logged in"). The exit audit leaves a new .claude that holds only
+# worktrees (and Claude's empty .cc-writes) where it is; anything else in it goes aside (unit test).
+mkdir -p "$T_DIR/projw"
+chown 65534:65534 "$T_DIR/projw"
+hg() { (cd "$T_DIR/projw" && as_nobody env -i HOME="$T_DIR/homed" PATH=/usr/bin:/bin GIT_CONFIG_NOSYSTEM=1 git "$@"); }
+hg init -q . && hg -c user.name=u -c user.email=u@h commit -q --allow-empty -m init
+(cd "$T_DIR/projw" && as_user "$T_DIR/home" "$BLAUDE" --worktree wtx -p hi </dev/null >"$T_DIR/wt.out" 2>&1) || true
+log "claude --worktree: $(tail -n 3 "$T_DIR/wt.out")"
+check "claude --worktree inside blaude made its worktree in .claude/worktrees" test -e "$T_DIR/projw/.claude/worktrees/wtx/.git"
+check "... the host's git lists it" grep -q "$T_DIR/projw/.claude/worktrees/wtx " <(hg worktree list)
+check "... and works in it" hg -C .claude/worktrees/wtx status --porcelain
+check "... the exit audit moved nothing aside" not ls -d "$T_DIR/projw"/.claude.blaude-audit-*
+
 finish

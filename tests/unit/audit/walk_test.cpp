@@ -280,12 +280,22 @@ TEST_CASE("audit: claude --worktree's .claude (its worktrees only) stays; one wi
   write(w + "/sub/.claude/worktrees/y/file", "x");
   write(w + "/sub/.claude/settings.json", R"({"hooks":{}})");  // the control: more than worktrees
   write(w + "/deep/.claude/worktrees", "a file, not a dir");
+  // Claude Code's command sandbox leaves an empty .cc-writes: inert; one with a file in it is not.
+  fs::create_directories(w + "/sb/.claude/.cc-writes");
+  fs::create_directories(w + "/sb2/.claude/.cc-writes");
+  fs::create_directories(w + "/sb2/.claude/worktrees");
+  write(w + "/sbf/.claude/.cc-writes/settings.json", R"({"hooks":{}})");
+  fs::create_directories(w + "/sbe/.claude");  // empty: judged as any new .claude
   std::vector<Finding> f;
   run_audit(before, w, f, nullptr);
-  REQUIRE(f.size() == 2);
+  REQUIRE(f.size() == 4);
   CHECK(fs::exists(w + "/.claude/worktrees/x/file"));
+  CHECK(fs::exists(w + "/sb/.claude/.cc-writes"));
+  CHECK(fs::exists(w + "/sb2/.claude/worktrees"));
   CHECK_FALSE(fs::exists(w + "/sub/.claude"));
   CHECK_FALSE(fs::exists(w + "/deep/.claude"));
+  CHECK_FALSE(fs::exists(w + "/sbf/.claude"));
+  CHECK_FALSE(fs::exists(w + "/sbe/.claude"));
 }
 
 // The sandbox pins a protected path's parents, so this needs a way around the mounts; the audit
