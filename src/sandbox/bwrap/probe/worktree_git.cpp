@@ -31,7 +31,7 @@ bool submodule_shaped(const std::string& gitdir) {
 // The last core.worktree of a config, as git reads it; "" when none, or the file is not one git
 // reads whole.
 std::string core_worktree(const std::string& text) {
-  const ParsedConfig cfg = parse_git_config(text);
+  const ParsedConfig cfg = blaude::parse_git_config(text);
   if (cfg.error_line) return {};
   std::string v;
   for (const auto& e : cfg.entries)
