@@ -45,8 +45,55 @@ ClipTools choose_clip_tools(const osc52::HostFacts& h, const std::string& wl_pas
 }
 
 namespace {
-bool wait_bounded(pid_t pid, int ms, bool& late);
-void spawn_attrs(posix_spawnattr_t& at);
+
+// Starts a host clipboard tool, no shell: stdin from `in_fd` and stdout to `out_fd` (-1: /dev/null),
+// stderr to /dev/null, every signal unblocked (the broker's thread blocks them all), in a session
+// of its own (the selection owner it forks outlives blaude and the terminal). posix_spawn's result.
+int spawn_tool(const std::vector<std::string>& argv, int in_fd, int out_fd, pid_t& pid) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  if (in_fd >= 0) posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
+  else posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  if (out_fd >= 0) posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+  else posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  posix_spawnattr_t at;
+  posix_spawnattr_init(&at);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&at, &none);
+  short flags = POSIX_SPAWN_SETSIGMASK;
+#ifdef POSIX_SPAWN_SETSID
+  flags |= POSIX_SPAWN_SETSID;
+#endif
+  posix_spawnattr_setflags(&at, flags);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid = -1;
+  int rc = posix_spawn(&pid, args[0], &fa, &at, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  return rc;
+}
+
+// Waits up to `ms` for `pid`; kills it after. True when it exited 0 (or was reaped elsewhere).
+bool wait_bounded(pid_t pid, int ms, bool& late) {
+  int status = 0;
+  late = false;
+  for (int waited = 0;; waited += 10) {
+    pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (r < 0) return errno == ECHILD;
+    if (waited >= ms) break;
+    ::usleep(10'000);
+  }
+  late = true;
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, &status, 0);
+  return false;
+}
+
 }  // namespace
 
 std::optional<std::string> read_bounded(const std::vector<std::string>& argv, size_t max, int timeout_ms,
@@ -59,20 +106,8 @@ std::optional<std::string> read_bounded(const std::vector<std::string>& argv, si
   UniqueFd rd(p[0]), wr(p[1]);
   ::fcntl(rd.get(), F_SETFD, FD_CLOEXEC);
   ::fcntl(rd.get(), F_SETFL, ::fcntl(rd.get(), F_GETFL) | O_NONBLOCK);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, wr.get(), 1);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  posix_spawnattr_t at;
-  spawn_attrs(at);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
   pid_t pid = -1;
-  int rc = posix_spawn(&pid, args[0], &fa, &at, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&at);
+  int rc = spawn_tool(argv, -1, wr.get(), pid);
   wr.reset();
   if (rc != 0) {
     why = "cannot start " + argv[0] + ": " + std::strerror(rc);
@@ -100,7 +135,6 @@ std::optional<std::string> read_bounded(const std::vector<std::string>& argv, si
       over = out.size() > max;
     }
   }
-  // The tool's stdout is at its end (or we stopped reading): it exits now, or is made to.
   // Its stdout is at its end (or no longer read): it exits now, or is made to.
   if (late || over) ::kill(pid, SIGKILL);
   bool killed = false;
@@ -114,52 +148,11 @@ std::optional<std::string> read_bounded(const std::vector<std::string>& argv, si
 
 namespace {
 
-void spawn_attrs(posix_spawnattr_t& at) {
-  posix_spawnattr_init(&at);
-  sigset_t none;
-  sigemptyset(&none);
-  posix_spawnattr_setsigmask(&at, &none);  // the broker's thread blocks every signal
-  short flags = POSIX_SPAWN_SETSIGMASK;
-#ifdef POSIX_SPAWN_SETSID
-  flags |= POSIX_SPAWN_SETSID;  // the selection owner it forks outlives blaude and the terminal
-#endif
-  posix_spawnattr_setflags(&at, flags);
-}
-
-// Waits up to `ms` for `pid`; kills it after. True when it exited 0 (or was reaped elsewhere).
-bool wait_bounded(pid_t pid, int ms, bool& late) {
-  int status = 0;
-  late = false;
-  for (int waited = 0;; waited += 10) {
-    pid_t r = ::waitpid(pid, &status, WNOHANG);
-    if (r == pid) return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (r < 0) return errno == ECHILD;
-    if (waited >= ms) break;
-    ::usleep(10'000);
-  }
-  late = true;
-  ::kill(pid, SIGKILL);
-  ::waitpid(pid, &status, 0);
-  return false;
-}
-
 std::string run_copy_helper(const std::vector<std::string>& argv, const std::string& payload, int timeout_ms) {
   UniqueFd in = data_fd("blaude-clip", payload);
   if (!in) return std::string("cannot buffer the copy: ") + std::strerror(errno);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, in.get(), 0);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  posix_spawnattr_t at;
-  spawn_attrs(at);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
   pid_t pid = -1;
-  int rc = posix_spawn(&pid, args[0], &fa, &at, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&at);
+  int rc = spawn_tool(argv, in.get(), -1, pid);
   if (rc != 0) return "cannot start " + argv[0] + ": " + std::strerror(rc);
   bool late = false;
   if (wait_bounded(pid, timeout_ms, late)) return "";

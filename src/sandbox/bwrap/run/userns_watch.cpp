@@ -169,12 +169,7 @@ std::string UsernsWatch::finish() {
   return userns_exit_line(refused(), names());
 }
 
-UsernsWatch::~UsernsWatch() {
-  if (thread_.joinable()) {
-    (void)!::write(stop_wr_.get(), "x", 1);
-    thread_.join();
-  }
-}
+UsernsWatch::~UsernsWatch() { finish(); }
 
 #else
 
